@@ -1,0 +1,24 @@
+// The yardstick: a bare SDK v2 MCP server (stateless, node:http) with one no-op tool.
+import { createServer } from 'node:http';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+
+const handler = createMcpHandler(
+  () => {
+    const server = new McpServer({ name: 'bare', version: '1.0.0' });
+    server.registerTool('noop', { description: 'no-op', inputSchema: z.object({}) }, async () => ({
+      content: [{ type: 'text', text: '{}' }],
+      structuredContent: {},
+    }));
+    return server;
+  },
+  { responseMode: 'json' },
+);
+const node = toNodeHandler(handler);
+const server = createServer((req, res) => void node(req, res));
+server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
+  const addr = server.address();
+  console.log(`READY ${typeof addr === 'object' && addr ? addr.port : ''}`);
+});
+process.on('SIGTERM', () => server.close(() => process.exit(0)));

@@ -1,0 +1,66 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+
+const root = resolve(import.meta.dirname, '..');
+
+/** Starts a TypeScript entry point as a child process and waits for a line matching `ready`. */
+export function spawnTs(
+  entry: string,
+  env: Record<string, string>,
+  ready: RegExp,
+): Promise<{ child: ChildProcess; match: RegExpMatchArray }> {
+  const child = spawn(resolve(root, 'node_modules/.bin/tsx'), [resolve(root, entry)], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new Promise((resolvePromise, reject) => {
+    let out = '';
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = out.match(ready);
+      if (match) resolvePromise({ child, match });
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`${entry} exited with ${code}:\n${out}`)));
+  });
+}
+
+export async function connect(url: string, token?: string): Promise<Client> {
+  const client = new Client({ name: 'bench', version: '1.0.0' });
+  const requestInit = token ? { headers: { Authorization: `Bearer ${token}` } } : undefined;
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit }));
+  return client;
+}
+
+export interface Stats {
+  p50: number;
+  p99: number;
+  perSecond: number;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+/** Runs `total` calls with `inFlight` of them concurrent; latencies in ms. */
+export async function measure(call: () => Promise<unknown>, total: number, inFlight: number): Promise<Stats> {
+  const latencies: number[] = [];
+  let issued = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (issued < total) {
+        issued++;
+        const t = performance.now();
+        const result = (await call()) as { isError?: boolean };
+        if (result?.isError) throw new Error(`call failed: ${JSON.stringify(result)}`);
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), perSecond: total / seconds };
+}

@@ -1,0 +1,35 @@
+import { z } from 'zod';
+
+/**
+ * Refusal codes that more than one tool shares (spec 000, "Отказы цепочки урока",
+ * "Отказы курса из релиза" and the access refusals of every course tool).
+ */
+export const COMMON_REFUSALS = [
+  'not_enrolled',
+  'organization_suspended',
+  'space_not_available',
+  'course_not_in_space',
+  'course_not_released',
+  'lesson_not_in_release',
+  'run_archived',
+  'busy',
+  'course_not_found',
+  'course_from_release',
+  'course_has_content',
+  'invalid_target',
+  'note_target_unknown',
+] as const;
+
+/** A refusal the edge produces itself when arguments fail the schema (missing parameter, wrong JSON type). */
+export const INVALID_ARGUMENTS = 'invalid_arguments';
+
+/** `space`: an organization name from whoami, or "personal". Optional everywhere it appears. */
+export const SpaceArg = z
+  .string()
+  .describe('Пространство: имя организации из whoami или personal. Необязательный; без него — выбранное учеником.');
+
+/** An identifier of a course, lesson, session or attempt, as returned by earlier calls. */
+export const Id = z.string();
+
+/** ISO 8601 timestamp with time zone. */
+export const Timestamp = z.string();

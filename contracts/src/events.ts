@@ -1,0 +1,143 @@
+import { z } from 'zod';
+import { Timestamp } from './common.ts';
+import type { ServiceName } from './tool.ts';
+
+/** The JetStream stream that keeps every domain event. */
+export const EVENTS_STREAM = 'STUDIUM_EVENTS';
+
+/** Root of every event subject: `evt.<service>.<event>` (prefixed per deployment/test by the bus). */
+export const EVENTS_SUBJECT_ROOT = 'evt';
+
+/** Wildcard the events stream captures. */
+export const EVENTS_SUBJECTS = `${EVENTS_SUBJECT_ROOT}.>`;
+
+/** One domain event: who publishes it, its subject and payload schema. */
+export interface EventContract<P extends z.ZodType = z.ZodType> {
+  service: ServiceName;
+  name: string;
+  /** `evt.<service>.<name>`. */
+  subject: string;
+  payload: P;
+}
+
+/** Defines an event; the subject follows from service and name. */
+export function defineEvent<P extends z.ZodType>(service: ServiceName, name: string, payload: P): EventContract<P> {
+  return { service, name, subject: `${EVENTS_SUBJECT_ROOT}.${service}.${name}`, payload };
+}
+
+/** Subject of courses.course_published. */
+export const COURSE_PUBLISHED = 'evt.courses.course_published';
+/** Subject of courses.release_published. */
+export const RELEASE_PUBLISHED = 'evt.courses.release_published';
+/** Subject of courses.course_unpublished. */
+export const COURSE_UNPUBLISHED = 'evt.courses.course_unpublished';
+/** Subject of courses.course_announced. */
+export const COURSE_ANNOUNCED = 'evt.courses.course_announced';
+/** Subject of enrollment.enrolled. */
+export const ENROLLED = 'evt.enrollment.enrolled';
+/** Subject of enrollment.subscription_notified. */
+export const SUBSCRIPTION_NOTIFIED = 'evt.enrollment.subscription_notified';
+/** Subject of enrollment.user_created. */
+export const USER_CREATED = 'evt.enrollment.user_created';
+
+/** A course was opened to students (publish_course); `was_upcoming` — it was an announcement, subscribers get the email. */
+export const CoursePublished = z.looseObject({
+  course: z.string(),
+  title: z.string(),
+  release: z.string().nullable(),
+  version: z.number().int().nullable(),
+  was_upcoming: z.boolean(),
+  by: z.string(),
+  at: Timestamp,
+});
+export type CoursePublished = z.infer<typeof CoursePublished>;
+
+/** Lesson keys of a release compared with the previous active release of the course. */
+export const LessonChanges = z.looseObject({
+  added: z.array(z.string()),
+  removed: z.array(z.string()),
+  changed: z.array(z.string()),
+  unchanged: z.array(z.string()),
+  /** Lessons whose quiz changed (open attempts there are cancelled with quiz_changed); a subset of `changed`. */
+  quiz_changed: z.array(z.string()).optional(),
+});
+export type LessonChanges = z.infer<typeof LessonChanges>;
+
+/** A release became the course's active version (pipeline publish); per-lesson changes against the previous one. */
+export const ReleasePublished = z.looseObject({
+  course: z.string(),
+  course_key: z.string().optional(),
+  release: z.string(),
+  version: z.number().int(),
+  digest: z.string(),
+  commit: z.string().nullable().optional(),
+  /** The first release of the course (possibly attached to an existing announcement). */
+  first: z.boolean().optional(),
+  lessons: LessonChanges,
+  by: z.string().optional(),
+  at: Timestamp,
+});
+export type ReleasePublished = z.infer<typeof ReleasePublished>;
+
+/** A course (or an announcement) was removed from the catalog (unpublish_course). */
+export const CourseUnpublished = z.looseObject({
+  course: z.string(),
+  by: z.string(),
+  at: Timestamp,
+});
+export type CourseUnpublished = z.infer<typeof CourseUnpublished>;
+
+/** A course was shown in the catalog as an announcement (announce_course). */
+export const CourseAnnounced = z.looseObject({
+  course: z.string(),
+  title: z.string(),
+  objectives: z.array(z.string()),
+  by: z.string(),
+  at: Timestamp,
+});
+export type CourseAnnounced = z.infer<typeof CourseAnnounced>;
+
+/** A student was enrolled in a course, in a space (enroll or an organization's assignment). */
+export const Enrolled = z.looseObject({
+  user: z.string(),
+  course: z.string(),
+  space: z.string(),
+  organization: z.string().nullable(),
+  self_enrolled: z.boolean(),
+  at: Timestamp,
+});
+export type Enrolled = z.infer<typeof Enrolled>;
+
+/** A subscriber of an announcement was sent the "course released" email (once per subscription). */
+export const SubscriptionNotified = z.looseObject({
+  user: z.string(),
+  course: z.string(),
+  at: Timestamp,
+});
+export type SubscriptionNotified = z.infer<typeof SubscriptionNotified>;
+
+/** A platform user appeared for the first time (provisioned by enrollment). */
+export const UserCreated = z.looseObject({
+  user: z.string(),
+  full_name: z.string(),
+  email: z.string().optional(),
+  at: Timestamp,
+});
+export type UserCreated = z.infer<typeof UserCreated>;
+
+/** Catalog of every domain event, keyed `<service>.<event>`. */
+export const events = {
+  'courses.course_published': defineEvent('courses', 'course_published', CoursePublished),
+  'courses.release_published': defineEvent('courses', 'release_published', ReleasePublished),
+  'courses.course_unpublished': defineEvent('courses', 'course_unpublished', CourseUnpublished),
+  'courses.course_announced': defineEvent('courses', 'course_announced', CourseAnnounced),
+  'enrollment.enrolled': defineEvent('enrollment', 'enrolled', Enrolled),
+  'enrollment.subscription_notified': defineEvent('enrollment', 'subscription_notified', SubscriptionNotified),
+  'enrollment.user_created': defineEvent('enrollment', 'user_created', UserCreated),
+} as const;
+
+/** Key of an event in the catalog. */
+export type EventKey = keyof typeof events;
+
+/** Payload type of a catalog event. */
+export type EventPayload<K extends EventKey> = z.infer<(typeof events)[K]['payload']>;

@@ -1,0 +1,7 @@
+export * from './common.ts';
+export * from './events.ts';
+export * from './ops/index.ts';
+export * from './principal.ts';
+export * from './refusal.ts';
+export * from './tool.ts';
+export * from './tools/index.ts';

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { Timestamp } from '../../common.ts';
+import { defineTool, READ } from '../../tool.ts';
+import { GoalStatus, ObjectiveStatus, RUN_STATUSES } from '../shapes.ts';
+
+/** goal_runs: how students go through the course's lessons — items marked and their evidence. */
+export const goal_runs = defineTool({
+  name: 'goal_runs',
+  surface: 'curator',
+  service: 'lessons',
+  title: 'Прохождения уроков',
+  description:
+    'Прохождения учеников по урокам курса, недавно начатые сверху: что разобрано, где застряли, что засчитано и на каком свидетельстве — по этому автор улучшает курс. ' +
+    'lesson — ключ урока (находятся и уроки, снятые из релиза); start — сколько пропустить, limit — размер страницы, не больше 20; has_more — есть ли следующая страница. ' +
+    'У прохождения student, lesson, status (not_started, in_progress, covered, passed), accepted_at, started_at, passed_at, resume_from; цели — статус и подтверждена ли квизом; ' +
+    'пункты — статус, evidence, когда и в каком занятии отмечены; removed — снято новым релизом. ' +
+    'Свидетельства — слова учеников: в ответы на репорты и в заметки их не переносят. Отказы: course_not_found; course_not_released; invalid_page (where, value).',
+  input: z.object({
+    course: z.string().describe('Идентификатор курса. Обязательный.'),
+    lesson: z.string().optional().describe('Ключ урока. Необязательный.'),
+    start: z
+      .union([z.number(), z.string()])
+      .optional()
+      .describe('Сколько прохождений пропустить, целое от 0. Необязательный, по умолчанию 0.'),
+    limit: z
+      .union([z.number(), z.string()])
+      .optional()
+      .describe('Сколько прохождений на странице, целое не больше 20. Необязательный, по умолчанию 20.'),
+  }),
+  output: z.looseObject({
+    course: z.string(),
+    lesson: z.string().nullable(),
+    start: z.number().int(),
+    limit: z.number().int(),
+    has_more: z.boolean(),
+    runs: z.array(
+      z.looseObject({
+        student: z.looseObject({ id: z.string(), name: z.string() }),
+        lesson: z.looseObject({ key: z.string(), title: z.string().nullable() }),
+        status: z.enum(RUN_STATUSES),
+        accepted_at: Timestamp.nullable(),
+        started_at: Timestamp.nullable(),
+        passed_at: Timestamp.nullable(),
+        resume_from: z.string().nullable(),
+        objectives: z.array(
+          z.looseObject({
+            key: z.string(),
+            status: ObjectiveStatus,
+            quiz_confirmed: z.boolean(),
+            removed: z.boolean().optional(),
+            goals: z.array(
+              z.looseObject({
+                key: z.string(),
+                status: GoalStatus,
+                evidence: z.string().nullable(),
+                marked_at: Timestamp.nullable(),
+                session: z.string().nullable(),
+                removed: z.boolean().optional(),
+              }),
+            ),
+          }),
+        ),
+      }),
+    ),
+  }),
+  annotations: READ,
+  refusals: ['course_not_found', 'course_not_released', 'invalid_page'],
+});

@@ -1,0 +1,140 @@
+import { z } from 'zod';
+import { Timestamp } from '../../common.ts';
+import { defineTool, WRITE_IDEMPOTENT } from '../../tool.ts';
+import {
+  CourseSpaceArg,
+  GoalStatus,
+  HomeworkStatus,
+  HomeworkTask,
+  NextStep,
+  ObjectiveStatus,
+  OPENINGS,
+  StudentReportView,
+} from '../shapes.ts';
+
+/** The homework of the previous lesson and the student's submission, without the answer itself. */
+export const PreviousHomework = z.looseObject({
+  lesson: z.string(),
+  lesson_title: z.string().optional(),
+  title: z.string(),
+  status: HomeworkStatus,
+  due_at: Timestamp.nullable(),
+  overdue: z.boolean(),
+  version: z.number().int().nullable(),
+  last_comment: z.string().nullable(),
+});
+
+/** start_lesson: starts (or continues) a lesson session — lesson map, author directives, where to begin. */
+export const start_lesson = defineTool({
+  name: 'start_lesson',
+  surface: 'student',
+  service: 'lessons',
+  title: 'Начать занятие',
+  description:
+    'Начинает или продолжает занятие: без аргументов — урок, которым ученик занимался, иначе самый срочный незакрытый; с course — следующий незакрытый урок этого курса; ' +
+    'с lesson — этот урок (id из course_outline); повторный вызов по тому же уроку продолжает начатое занятие. ' +
+    'В ответе session, space, lesson, lesson_map (цели и пункты со статусами), start.opening (first_in_course, new_lesson, return, repeat), next_step и next, ' +
+    'directive и material (только для агента, ученику не показывать), course_frame, history, closed_reports, artifact_blocks, section_hints, quiz, homework, ' +
+    'previous_homework, signals и teaching_rules. Начинайте с signals, closed_reports и previous_homework, затем зачин и цели; подробности пункта — lesson_item, отметка — mark_goal. ' +
+    'frame: false — только если рамку этого курса уже получили в этом разговоре. ' +
+    'Отказы: nothing_to_study — незакрытых уроков нет; lesson_not_found; program_order — сначала предыдущий курс программы; web_demo_exhausted; ' +
+    'not_enrolled, organization_suspended; course_not_released, busy; unknown_channel; прошедший дедлайн — не отказ, а overdue в ответе.',
+  input: z.object({
+    lesson: z.string().optional().describe('Идентификатор урока (id из course_outline). Необязательный.'),
+    course: z
+      .string()
+      .optional()
+      .describe(
+        'Идентификатор курса: взять следующий незакрытый урок в нём. Необязательный; при переданном lesson не действует.',
+      ),
+    frame: z
+      .boolean()
+      .optional()
+      .describe(
+        'Отдавать ли рамку курса (course_frame). Необязательный, по умолчанию true; false — только если рамку этого курса уже получили в этом разговоре.',
+      ),
+    space: CourseSpaceArg.describe(
+      'В чей документ пишет занятие: имя организации из whoami или personal. Необязательный; без него — пространство начатого занятия по курсу, иначе выбранное.',
+    ).optional(),
+  }),
+  output: z.looseObject({
+    session: z.string(),
+    space: z.string(),
+    lesson: z.looseObject({
+      id: z.string(),
+      key: z.string().nullable(),
+      title: z.string(),
+      hook: z.string(),
+      chapter: z.string().nullable(),
+      course: z.string(),
+      overdue: z.boolean(),
+      number: z.number().int().optional().describe('Номер урока — в веб-чате'),
+      total: z.number().int().optional().describe('Сколько уроков в курсе — в веб-чате'),
+      course_title: z.string().optional().describe('Название курса — в веб-чате'),
+      demo_lessons_left: z.number().int().optional().describe('Остаток пробных уроков — в веб-чате'),
+    }),
+    course_promise: z.string(),
+    start: z.looseObject({ opening: z.enum(OPENINGS) }),
+    lesson_map: z.array(
+      z.looseObject({
+        key: z.string(),
+        text: z.string(),
+        status: ObjectiveStatus,
+        goals: z.array(
+          z.looseObject({
+            key: z.string(),
+            kind: z.string(),
+            required: z.boolean(),
+            title: z.string(),
+            status: GoalStatus,
+          }),
+        ),
+      }),
+    ),
+    next_step: NextStep,
+    next: z.string(),
+    resume_from: z.string().nullable(),
+    directive: z.string().nullable(),
+    material: z.string().nullable(),
+    course_frame: z
+      .looseObject({})
+      .optional()
+      .describe('Рамка курса и что выяснять об ученике — только при frame: true'),
+    history: z.looseObject({}).describe('Прошлые уроки с незакрытыми целями и заметки об ученике'),
+    closed_reports: z.array(StudentReportView).optional(),
+    artifact_blocks: z.array(
+      z.looseObject({
+        artifact: z.string(),
+        key: z.string(),
+        title: z.string(),
+        description: z.string(),
+        filled: z.boolean(),
+      }),
+    ),
+    section_hints: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe('По ключу раздела: что и в какие колонки записать'),
+    quiz: z.looseObject({
+      required: z.boolean(),
+      pass_threshold: z.number().nullable(),
+      attempts_left: z.number().int().nullable(),
+    }),
+    homework: HomeworkTask.nullable(),
+    previous_homework: PreviousHomework.nullable(),
+    signals: z.array(z.string()).optional(),
+    teaching_rules: z.string().optional().describe('Правила старта и разбора; в веб-чате поля нет'),
+  }),
+  annotations: WRITE_IDEMPOTENT,
+  refusals: [
+    'not_enrolled',
+    'organization_suspended',
+    'lesson_not_found',
+    'nothing_to_study',
+    'web_demo_exhausted',
+    'program_order',
+    'unknown_channel',
+    'course_not_released',
+    'busy',
+  ],
+});

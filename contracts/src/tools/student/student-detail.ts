@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { Timestamp } from '../../common.ts';
+import { defineTool, READ } from '../../tool.ts';
+import { ObjectiveStatus } from '../shapes.ts';
+
+/** student_detail: details on one employee of the manager's organization. */
+export const student_detail = defineTool({
+  name: 'student_detail',
+  surface: 'student',
+  service: 'reporting',
+  title: 'Подробности по сотруднику',
+  description:
+    'Подробности руководителю по одному сотруднику своей организации (user — учётная запись, например из org_report): курсы, назначенные вашими организациями, с дедлайнами; ' +
+    'занятия со статусами и целями урока (sessions[].objectives — цель и её статус); попытки проверок знаний с баллом и признаком зачёта. ' +
+    'Попытка Cancelled аннулирована новой версией курса: в счёт не идёт, балл 0. ' +
+    'Пункты целей, свидетельства, ответы, разговоры с агентом и заметки не отдаются — отчёт о результате, а не о содержании. ' +
+    'Отказ not_your_student — сотрудник не состоит ни в одной вашей организации.',
+  input: z.object({
+    user: z.string().describe('Учётная запись сотрудника. Обязательный.'),
+  }),
+  output: z.looseObject({
+    user: z.string(),
+    full_name: z.string(),
+    courses: z.array(
+      z.looseObject({
+        course: z.string(),
+        title: z.string(),
+        organization: z.string(),
+        deadline: Timestamp.nullable(),
+        mandatory: z.boolean().optional(),
+      }),
+    ),
+    sessions: z.array(
+      z.looseObject({
+        session: z.string(),
+        course: z.string(),
+        lesson: z.string(),
+        lesson_title: z.string(),
+        status: z.string(),
+        started_at: Timestamp,
+        objectives: z.array(z.looseObject({ objective: z.string(), status: ObjectiveStatus })),
+      }),
+    ),
+    attempts: z.array(
+      z.looseObject({
+        attempt: z.string(),
+        course: z.string().optional(),
+        lesson: z.string(),
+        lesson_title: z.string().optional(),
+        number: z.number().int(),
+        status: z.string().describe('Статус попытки; Cancelled — аннулирована новой версией курса'),
+        score: z.number(),
+        passed: z.boolean(),
+        finished_at: Timestamp.nullable().optional(),
+      }),
+    ),
+  }),
+  annotations: READ,
+  refusals: ['not_your_student'],
+});

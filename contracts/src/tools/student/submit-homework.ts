@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { defineTool, WRITE } from '../../tool.ts';
+import { CourseSpaceArg, SubmissionResult } from '../shapes.ts';
+
+/** Refusals of submit_homework (store_homework_file answers the same). */
+export const SUBMIT_HOMEWORK_REFUSALS = [
+  'not_enrolled',
+  'organization_suspended',
+  'space_not_available',
+  'course_not_in_space',
+  'lesson_not_found',
+  'no_homework',
+  'empty_answer',
+  'answer_mode',
+  'accepted_locked',
+  'too_many_files',
+  'file_too_large',
+  'answer_too_large',
+  'file_rejected',
+  'file_missing',
+  'invalid_files',
+  'busy',
+] as const;
+
+/** submit_homework: submits or edits the text of a lesson's homework. */
+export const submit_homework = defineTool({
+  name: 'submit_homework',
+  surface: 'student',
+  service: 'homework',
+  title: 'Сдать домашнее задание',
+  description:
+    'Сдаёт или правит текст домашнего задания урока (answer, markdown). Текст заменяет прежний целиком: дополняя, сначала прочитайте ответ через my_homework с lesson. ' +
+    'Файлы ответа остаются как были — их сдают окном upload_homework_file или на странице урока. Сдать можно и до закрытия урока. ' +
+    'Каждое сохранение — новая версия со статусом Submitted; в ответе space и submission: статус, срок, версия, ответ, файлы, журнал событий и versions. ' +
+    'Отказы: no_homework; empty_answer; answer_mode — задание сдаётся только файлами; accepted_locked — домашку приняли, правка закрыта; busy — повторите сдачу; ' +
+    'not_enrolled, organization_suspended, space_not_available, course_not_in_space, lesson_not_found; ' +
+    'пределы файлов too_many_files, file_too_large, answer_too_large, file_rejected, file_missing, invalid_files.',
+  input: z.object({
+    lesson: z.string().describe('Идентификатор урока. Обязательный.'),
+    answer: z.string().describe('Текст ответа, markdown; заменяет прежний целиком. Обязательный.'),
+    space: CourseSpaceArg.optional(),
+  }),
+  output: SubmissionResult,
+  annotations: WRITE,
+  refusals: SUBMIT_HOMEWORK_REFUSALS,
+});

@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import { DESTRUCTIVE, defineTool } from '../../tool.ts';
+import { CourseSpaceArg, DocumentFill, EmptyCell, ObjectiveProgress } from '../shapes.ts';
+
+/** update_artifact: writes rows or fields of a course document block, in the student's words. */
+export const update_artifact = defineTool({
+  name: 'update_artifact',
+  surface: 'student',
+  service: 'homework',
+  title: 'Записать в документ курса',
+  description:
+    'Записывает в раздел key документа artifact словами ученика. Раздел many: rows — строки [{"id": "A1", "колонка": "текст"}] ' +
+    '(без id — новая строка, ID выдаст платформа; с id меняются только названные клетки), delete_rows — ID строк на удаление. ' +
+    'Раздел one: fields — {"поле": "текст"}, меняются только названные поля. clear: true очищает раздел целиком, когда записанное перестало быть правдой; не вместе с остальными. ' +
+    'Значение — текст до 4000 знаков, пустое стирает клетку; в ответе created — ID новых строк, empty_cells — каких обязательных клеток не хватает, заполненность документа, посреди занятия — objectives. ' +
+    'Отказы: artifact_not_found, artifact_block_not_found, artifact_nothing_to_write, artifact_clear_with_content, artifact_wrong_section (rows — вид раздела), ' +
+    'artifact_unknown_column, artifact_unknown_field (в отказе — какие есть), artifact_unknown_row, artifact_invalid_value (колонка и max или param), ' +
+    'artifact_too_many_rows, not_enrolled, organization_suspended.',
+  input: z.object({
+    course: z.string().describe('Идентификатор курса. Обязательный.'),
+    artifact: z.string().describe('Ключ документа. Обязательный.'),
+    key: z.string().describe('Ключ раздела. Обязательный; регистр не важен.'),
+    rows: z
+      .unknown()
+      .optional()
+      .describe(
+        'Строки раздела many: список {"id": "A1", "колонка": "текст"}. Необязательный. Строка без id — новая; с id меняются только названные клетки.',
+      ),
+    delete_rows: z.unknown().optional().describe('Список ID строк раздела many на удаление. Необязательный.'),
+    fields: z
+      .unknown()
+      .optional()
+      .describe('Поля раздела one: {"поле": "текст"}. Необязательный; меняются только названные поля.'),
+    clear: z
+      .boolean()
+      .optional()
+      .describe(
+        'Очистить раздел: у many удалить все строки, у one — все поля. Необязательный, по умолчанию false; вместе с rows, delete_rows или fields не передаётся.',
+      ),
+    space: CourseSpaceArg.describe(
+      'В чей документ: имя организации из whoami или personal. Необязательный; без него — пространство начатого занятия по курсу, иначе выбранное.',
+    ).optional(),
+  }),
+  output: z.looseObject({
+    space: z.string().optional(),
+    artifact: z.string(),
+    key: z.string(),
+    ...DocumentFill.shape,
+    filled: z.boolean().optional().describe('Готов ли этот раздел'),
+    created: z.array(z.string()),
+    empty_cells: z.array(EmptyCell),
+    objectives: z.array(ObjectiveProgress).optional().describe('Прогресс урока по целям — посреди занятия'),
+  }),
+  annotations: DESTRUCTIVE,
+  refusals: [
+    'not_enrolled',
+    'organization_suspended',
+    'artifact_not_found',
+    'artifact_block_not_found',
+    'artifact_nothing_to_write',
+    'artifact_clear_with_content',
+    'artifact_wrong_section',
+    'artifact_unknown_column',
+    'artifact_unknown_field',
+    'artifact_unknown_row',
+    'artifact_invalid_value',
+    'artifact_too_many_rows',
+  ],
+});

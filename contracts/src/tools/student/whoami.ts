@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { defineTool, READ } from '../../tool.ts';
+
+/** An organization of the student as whoami shows it. */
+export const OrganizationView = z.object({
+  name: z.string().describe('Имя организации: его передают в space'),
+  title: z.string(),
+  role: z.enum(['manager', 'member']),
+  suspended: z.boolean(),
+});
+
+/** whoami: the account, its organizations and the selected space. */
+export const whoami = defineTool({
+  name: 'whoami',
+  surface: 'student',
+  service: 'enrollment',
+  title: 'Кто вошёл',
+  description:
+    'Говорит, под какой учётной записью вошёл ученик, в каких он организациях (роль, признак suspended) и какое пространство выбрано (space). ' +
+    'Зовите, когда список курсов или каталог пуст: «курсов нет» и «вошли не тем аккаунтом» выглядят одинаково, различает их только это. ' +
+    'Приостановленная организация закрывает доступ к своим курсам.',
+  input: z.object({}),
+  output: z.object({
+    user: z.string(),
+    full_name: z.string(),
+    organizations: z.array(OrganizationView),
+    space: z.string(),
+  }),
+  annotations: READ,
+  refusals: [],
+});

@@ -1,0 +1,28 @@
+import { z } from 'zod';
+
+/** Settings every service reads: where NATS, PostgreSQL and Redis are, and the subject prefix. */
+export const BaseConfig = z.object({
+  NATS_URL: z.string().default('nats://127.0.0.1:4222'),
+  DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/studium'),
+  REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
+  /** Prefix of every subject and stream name; lets tests and several deployments share one NATS. */
+  SUBJECT_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]*$/)
+    .default('studium'),
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Port of the small HTTP server with /healthz, /readyz and /metrics that non-HTTP services open. */
+  HEALTH_PORT: z.coerce.number().int().min(0).default(0),
+});
+export type BaseConfig = z.infer<typeof BaseConfig>;
+
+/** Parses the environment once against a schema; a bad value stops the process with every problem listed. */
+export function loadConfig<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,69 @@
+import { randomBytes } from 'node:crypto';
+import { type Bus, createBus, createLogger, dropDatabase, ensureDatabase, type Logger } from '@studium/platform';
+import { connect, type NatsConnection } from 'nats';
+
+/** An isolated environment for one test file: its own database and its own subject prefix. */
+export interface TestEnv {
+  /** A fresh database on the local PostgreSQL, dropped by cleanup(). */
+  databaseUrl: string;
+  /** A fresh subject prefix: requests of this file never reach another file's services. */
+  prefix: string;
+  nc: NatsConnection;
+  bus: Bus;
+  log: Logger;
+  natsUrl: string;
+  redisUrl: string;
+  cleanup(): Promise<void>;
+}
+
+const PG = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const NATS = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
+const REDIS = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** Creates the environment; call cleanup() in afterAll. */
+export async function createTestEnv(name = 'test'): Promise<TestEnv> {
+  const id = randomBytes(5).toString('hex');
+  const url = new URL(PG);
+  url.pathname = `/studium_t_${id}`;
+  const databaseUrl = url.toString();
+  await ensureDatabase(databaseUrl);
+  const prefix = `t${id}`;
+  const log = createLogger(name, process.env.TEST_LOG_LEVEL ?? 'silent');
+  const nc = await connect({ servers: NATS, name: `${name}-${id}` });
+  const bus = createBus(nc, { prefix, timeoutMs: 3000, log });
+  const cleanups: Array<() => Promise<unknown>> = [];
+  return {
+    databaseUrl,
+    prefix,
+    nc,
+    bus,
+    log,
+    natsUrl: NATS,
+    redisUrl: REDIS,
+    async cleanup() {
+      for (const fn of cleanups.reverse()) await fn().catch(() => {});
+      // Remove this prefix's stream, if any test created one.
+      const jsm = await nc.jetstreamManager().catch(() => null);
+      if (jsm) {
+        for await (const s of jsm.streams.list()) {
+          if (s.config.name.startsWith(`${prefix}_`)) await jsm.streams.delete(s.config.name).catch(() => {});
+        }
+      }
+      await nc.drain().catch(() => {});
+      await dropDatabase(databaseUrl).catch(() => {});
+    },
+  };
+}
+
+/** Polls until the check passes or the deadline ends (for effects that arrive asynchronously). */
+export async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000, stepMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, stepMs));
+    }
+  }
+}

@@ -1,0 +1,126 @@
+// The admin CLI: `npm run studium -- <command>`. Writes the services' own schemas the way the
+// services do, and announces principal changes on NATS so edges drop cached principals.
+import { parseArgs } from 'node:util';
+import { BaseConfig, ensureDatabase, loadConfig, migrate, openDatabase, PLATFORM_MIGRATIONS } from '@studium/platform';
+import { connect } from 'nats';
+import type { EdgeDb } from '../services/edge/src/audit.ts';
+import { EnrollmentAdmin } from '../services/enrollment/src/admin.ts';
+import { MIGRATIONS as ENROLLMENT_MIGRATIONS } from '../services/enrollment/src/app.ts';
+import type { EnrollmentDb } from '../services/enrollment/src/db.ts';
+
+const USAGE = `studium admin CLI
+
+  user add <login> <full name> [--role ROLE]...    create or update a user (roles: Student, Manager, Teacher,
+                                                   Course Creator, Moderator, System Manager, Administrator)
+  org add <name> <title>                           create or rename an organization
+  org suspend <name> | org resume <name>           suspend or reinstate an organization
+  member add <org> <login> [--manager]             add a member (or manager) to an organization
+  member remove <org> <login>
+  token issue <login> [--scope read|write] [--expires ISO-8601] [--label TEXT]
+                                                   print a new API token (shown once)
+  token revoke <token-id>
+  token list [login]
+  audit [--limit N]                                recent access violations seen by the edge
+`;
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    role: { type: 'string', multiple: true },
+    manager: { type: 'boolean' },
+    scope: { type: 'string' },
+    expires: { type: 'string' },
+    label: { type: 'string' },
+    limit: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  },
+});
+
+const [group, action, ...rest] = positionals;
+if (values.help || !group) {
+  console.log(USAGE);
+  process.exit(group ? 0 : 1);
+}
+
+const config = loadConfig(BaseConfig);
+await ensureDatabase(config.DATABASE_URL);
+const database = openDatabase<EnrollmentDb>(config.DATABASE_URL, 'enrollment', 2);
+await migrate(database.pool, 'enrollment', [PLATFORM_MIGRATIONS, ENROLLMENT_MIGRATIONS]);
+const nc = await connect({ servers: config.NATS_URL }).catch(() => null);
+const admin = new EnrollmentAdmin(database.db, nc ? { nc, prefix: config.SUBJECT_PREFIX } : undefined);
+
+function need(n: number, usage: string): void {
+  if (rest.length < n) {
+    console.error(`usage: studium ${usage}`);
+    process.exit(1);
+  }
+}
+
+try {
+  switch (`${group} ${action ?? ''}`.trim()) {
+    case 'user add':
+      need(2, 'user add <login> <full name> [--role ROLE]...');
+      await admin.upsertUser(rest[0], rest.slice(1).join(' '), values.role ?? ['Student']);
+      console.log(`user ${rest[0]} saved`);
+      break;
+    case 'org add':
+      need(2, 'org add <name> <title>');
+      await admin.upsertOrganization(rest[0], rest.slice(1).join(' '));
+      console.log(`organization ${rest[0]} saved`);
+      break;
+    case 'org suspend':
+    case 'org resume':
+      need(1, `org ${action} <name>`);
+      await admin.setSuspended(rest[0], action === 'suspend');
+      console.log(`organization ${rest[0]} ${action === 'suspend' ? 'suspended' : 'reinstated'}`);
+      break;
+    case 'member add':
+      need(2, 'member add <org> <login> [--manager]');
+      await admin.addMember(rest[0], rest[1], values.manager ? 'manager' : 'member');
+      console.log(`${rest[1]} is a ${values.manager ? 'manager' : 'member'} of ${rest[0]}`);
+      break;
+    case 'member remove':
+      need(2, 'member remove <org> <login>');
+      await admin.removeMember(rest[0], rest[1]);
+      console.log(`${rest[1]} removed from ${rest[0]}`);
+      break;
+    case 'token issue': {
+      need(1, 'token issue <login> [--scope read|write] [--expires ISO-8601] [--label TEXT]');
+      const scope = values.scope ?? 'write';
+      if (scope !== 'read' && scope !== 'write') throw new Error('--scope must be read or write');
+      const expiresAt = values.expires ? new Date(values.expires).toISOString() : null;
+      const t = await admin.issueToken(rest[0], { scope, expiresAt, label: values.label });
+      console.log(`token id ${t.id}\n${t.token}`);
+      break;
+    }
+    case 'token revoke':
+      need(1, 'token revoke <token-id>');
+      console.log((await admin.revokeToken(rest[0])) ? `token ${rest[0]} revoked` : `no live token ${rest[0]}`);
+      break;
+    case 'token list':
+      console.table(await admin.listTokens(rest[0]));
+      break;
+    case 'audit': {
+      const edge = openDatabase<EdgeDb & { audit_log: { at: string } }>(config.DATABASE_URL, 'edge', 1);
+      const rows = await edge.db
+        .selectFrom('audit_log')
+        .select(['at', 'kind', 'user_id', 'endpoint', 'tool'])
+        .orderBy('at', 'desc')
+        .limit(Number(values.limit ?? 50))
+        .execute()
+        .catch(() => []);
+      console.table(rows);
+      await edge.close();
+      break;
+    }
+    default:
+      console.error(`unknown command: ${group} ${action ?? ''}\n\n${USAGE}`);
+      process.exitCode = 1;
+  }
+} catch (err) {
+  console.error(`error: ${(err as Error).message}`);
+  process.exitCode = 1;
+} finally {
+  await nc?.drain();
+  await database.close();
+}

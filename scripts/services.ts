@@ -1,0 +1,5 @@
+/** Every deployable that `npm start` runs, with its entry point and health port. */
+export const SERVICES = [
+  { name: 'enrollment', entry: 'services/enrollment/src/main.ts', healthPort: 9101 },
+  { name: 'edge', entry: 'services/edge/src/main.ts', healthPort: null },
+] as const;

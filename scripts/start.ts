@@ -1,0 +1,107 @@
+// `npm start`: local NATS/PostgreSQL/Redis → migrations → demo data → every service → how to connect.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import {
+  BaseConfig,
+  createLogger,
+  ensureDatabase,
+  loadConfig,
+  migrate,
+  openDatabase,
+  PLATFORM_MIGRATIONS,
+} from '@studium/platform';
+import { connect } from 'nats';
+import { z } from 'zod';
+import { MIGRATIONS as ENROLLMENT_MIGRATIONS } from '../services/enrollment/src/app.ts';
+import type { EnrollmentDb } from '../services/enrollment/src/db.ts';
+import { seedDemo } from './demo.ts';
+import { ensureServices } from './ensure-services.ts';
+import { SERVICES } from './services.ts';
+
+const config = loadConfig(
+  BaseConfig.extend({
+    HOST: z.string().default('127.0.0.1'),
+    PORT: z.coerce.number().default(8080),
+    STUDIUM_HOME: z.string().default('.studium'),
+  }),
+);
+const log = createLogger('start', 'info');
+const root = resolve(import.meta.dirname, '..');
+const tokensFile = resolve(root, config.STUDIUM_HOME, 'demo-tokens.json');
+
+await ensureServices();
+await ensureDatabase(config.DATABASE_URL);
+{
+  const database = openDatabase<EnrollmentDb>(config.DATABASE_URL, 'enrollment', 2);
+  await migrate(database.pool, 'enrollment', [PLATFORM_MIGRATIONS, ENROLLMENT_MIGRATIONS]);
+  const nc = await connect({ servers: config.NATS_URL });
+  await seedDemo(database.db, tokensFile, { nc, prefix: config.SUBJECT_PREFIX });
+  await nc.drain();
+  await database.close();
+}
+
+const children: ChildProcess[] = [];
+const tsx = resolve(root, 'node_modules/.bin/tsx');
+for (const svc of SERVICES) {
+  const child = spawn(tsx, [resolve(root, svc.entry)], {
+    env: {
+      ...process.env,
+      ...(svc.healthPort ? { HEALTH_PORT: String(svc.healthPort) } : {}),
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  child.on('exit', (code, signal) => {
+    if (!stopping) {
+      log.error({ service: svc.name, code, signal }, 'service exited; stopping the platform');
+      void stop(1);
+    }
+  });
+  children.push(child);
+}
+
+const base = `http://${config.HOST}:${config.PORT}`;
+const deadline = Date.now() + 60_000;
+for (;;) {
+  const ok = await fetch(`${base}/readyz`).then(
+    (r) => r.ok,
+    () => false,
+  );
+  if (ok) break;
+  if (Date.now() > deadline) {
+    log.error('the edge did not become ready within 60 s');
+    await stop(1);
+  }
+  await new Promise((r) => setTimeout(r, 250));
+}
+
+const tokens = (await import(tokensFile, { with: { type: 'json' } })).default as Record<string, string>;
+console.log(`
+Studium is running.
+
+  Student MCP endpoint   ${base}/mcp
+  Curator MCP endpoint   ${base}/authoring
+  Health                 ${base}/healthz   ${base}/readyz   ${base}/metrics
+  Demo tokens            ${tokensFile}
+${Object.entries(tokens)
+  .map(([name, t]) => `    ${name.padEnd(9)} ${t}`)
+  .join('\n')}
+
+Connect an MCP client, e.g. Claude Code:
+  claude mcp add --transport http studium ${base}/mcp --header "Authorization: Bearer ${tokens.student}"
+  claude mcp add --transport http studium-authoring ${base}/authoring --header "Authorization: Bearer ${tokens.curator}"
+or the MCP Inspector:
+  npx @modelcontextprotocol/inspector   (Streamable HTTP, URL ${base}/mcp, header Authorization: Bearer <token>)
+
+Press Ctrl+C to stop.
+`);
+
+let stopping = false;
+async function stop(code = 0): Promise<never> {
+  stopping = true;
+  for (const c of children) c.kill('SIGTERM');
+  await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r)))));
+  process.exit(code);
+}
+process.on('SIGINT', () => void stop(0));
+process.on('SIGTERM', () => void stop(0));

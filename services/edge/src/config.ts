@@ -1,0 +1,29 @@
+import { BaseConfig } from '@studium/platform';
+import { z } from 'zod';
+
+const list = z.string().transform((s) =>
+  s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean),
+);
+
+/** Environment of the edge. */
+export const EdgeConfig = BaseConfig.extend({
+  HOST: z.string().default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).default(8080),
+  /** Host header values accepted (DNS-rebinding protection); add the ingress host in deployment. */
+  ALLOWED_HOSTS: list.default(['localhost', '127.0.0.1', '[::1]']),
+  /** Origins accepted from browsers; requests without Origin (agents) always pass. */
+  ALLOWED_ORIGINS: list.default(['http://localhost', 'http://127.0.0.1']),
+  /** How long a resolved token is trusted without asking enrollment again. */
+  AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
+  /** Tool calls per token per minute; 0 disables the limit. */
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
+  /** Where the platform's web pages live (links in fallbacks). */
+  PUBLIC_URL: z.string().default('http://127.0.0.1:8080'),
+});
+export type EdgeConfig = z.infer<typeof EdgeConfig>;
+
+/** The edge's own schema: only the audit log. */
+export const SCHEMA = 'edge';

@@ -1,0 +1,33 @@
+import { createBus, createLogger, loadConfig, migrate, openDatabase } from '@studium/platform';
+import { Redis } from 'ioredis';
+import { connect } from 'nats';
+import { buildApp } from './app.ts';
+import type { EdgeDb } from './audit.ts';
+import { EdgeConfig, SCHEMA } from './config.ts';
+
+const config = loadConfig(EdgeConfig);
+const log = createLogger('edge', config.LOG_LEVEL);
+const nc = await connect({ servers: config.NATS_URL, name: 'edge', maxReconnectAttempts: -1 });
+const database = openDatabase<EdgeDb>(config.DATABASE_URL, SCHEMA, 4);
+await migrate(database.pool, SCHEMA, [new URL('../migrations', import.meta.url).pathname], log);
+// Producer-style client: fail fast instead of queueing commands while Redis is away.
+const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
+redis.on('error', (err) => log.debug({ err }, 'redis error'));
+const bus = createBus(nc, { prefix: config.SUBJECT_PREFIX, timeoutMs: config.REQUEST_TIMEOUT_MS, log });
+const app = await buildApp({ bus, db: database.db, redis, log, config });
+await app.listen({ host: config.HOST, port: config.PORT });
+log.info({ url: `http://${config.HOST}:${config.PORT}` }, 'edge listening');
+
+let stopping = false;
+async function stop(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  log.info({ signal }, 'stopping');
+  await app.close();
+  await nc.drain();
+  redis.disconnect();
+  await database.close();
+  process.exit(0);
+}
+process.on('SIGTERM', () => void stop('SIGTERM'));
+process.on('SIGINT', () => void stop('SIGINT'));

@@ -1,0 +1,36 @@
+import { createMetrics } from '@studium/platform';
+import { Counter, Histogram, type Registry } from 'prom-client';
+
+/** The edge's Prometheus metrics. */
+export interface Metrics {
+  registry: Registry;
+  toolCalls: Counter<'tool' | 'outcome'>;
+  toolSeconds: Histogram<'tool'>;
+  httpRejections: Counter<'endpoint' | 'status'>;
+}
+
+export function createEdgeMetrics(): Metrics {
+  const registry = createMetrics('edge');
+  return {
+    registry,
+    toolCalls: new Counter({
+      name: 'studium_tool_calls_total',
+      help: 'MCP tool calls by tool and outcome (ok, refused, forbidden, rate_limited, failure_<status>)',
+      labelNames: ['tool', 'outcome'],
+      registers: [registry],
+    }),
+    toolSeconds: new Histogram({
+      name: 'studium_tool_call_seconds',
+      help: 'Duration of MCP tool calls at the edge',
+      labelNames: ['tool'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    }),
+    httpRejections: new Counter({
+      name: 'studium_http_rejections_total',
+      help: 'Requests refused before the MCP layer (401, 403, 503)',
+      labelNames: ['endpoint', 'status'],
+      registers: [registry],
+    }),
+  };
+}

@@ -1,0 +1,118 @@
+import type { McpServer } from '@modelcontextprotocol/server';
+import { INVALID_ARGUMENTS, type Principal, Refusal, type ToolContract } from '@studium/contracts';
+import { type Bus, Failure } from '@studium/platform';
+import { z } from 'zod';
+import type { AuditLog } from './audit.ts';
+import type { Metrics } from './metrics.ts';
+import type { RateLimiter } from './rate-limit.ts';
+import { dataResult, failureResult, refusalResult } from './render.ts';
+
+/** What a tool call needs besides its arguments. */
+export interface CallDeps {
+  bus: Bus;
+  limiter: RateLimiter;
+  audit: AuditLog;
+  metrics: Metrics;
+}
+
+/** The caller of one HTTP exchange, handed to the MCP layer through authInfo.extra. */
+export interface Caller {
+  principal: Principal;
+  tokenKey: string;
+  endpoint: string;
+}
+
+/**
+ * Runs one tool call: scope check, rate limit, one request on the tool's subject, and the
+ * rendering of data, refusal or failure. Failures never throw into the SDK (which would turn them
+ * into internal text): they become the spec's fixed phrases.
+ */
+export async function callTool(deps: CallDeps, tool: ToolContract, caller: Caller, args: unknown) {
+  const started = performance.now();
+  let outcome = 'ok';
+  try {
+    if (!tool.annotations.readOnlyHint && caller.principal.scope !== 'write') {
+      outcome = 'forbidden';
+      await deps.audit.record({
+        kind: 'write_with_read_token',
+        user: caller.principal.user,
+        endpoint: caller.endpoint,
+        tool: tool.name,
+      });
+      return failureResult(403);
+    }
+    if (!(await deps.limiter.allow(caller.tokenKey))) {
+      outcome = 'rate_limited';
+      return failureResult(429);
+    }
+    const parsed = tool.input.safeParse(args ?? {});
+    if (!parsed.success) {
+      outcome = 'invalid_arguments';
+      return refusalResult(invalidArguments(tool, parsed.error));
+    }
+    const reply = await deps.bus.request(tool, caller.principal, parsed.data as never);
+    if (reply.ok) return dataResult(reply.data);
+    outcome = 'refused';
+    return refusalResult(reply.error);
+  } catch (err) {
+    const status = err instanceof Failure ? err.status : 503;
+    outcome = `failure_${status}`;
+    return failureResult(status);
+  } finally {
+    deps.metrics.toolCalls.labels(tool.name, outcome).inc();
+    deps.metrics.toolSeconds.labels(tool.name).observe((performance.now() - started) / 1000);
+  }
+}
+
+/** Registers a contract's tool on a per-request server. */
+export function registerContractTool(server: McpServer, deps: CallDeps, tool: ToolContract, caller: Caller): void {
+  server.registerTool(
+    tool.name,
+    {
+      title: tool.title,
+      description: tool.description,
+      inputSchema: listedOnly(tool.input),
+      outputSchema: envelopeSchema(tool),
+      annotations: { title: tool.title, ...tool.annotations },
+    },
+    (async (args: unknown) => callTool(deps, tool, caller, args)) as never,
+  );
+}
+
+const envelopes = new WeakMap<ToolContract, z.ZodObject>();
+
+/**
+ * The MCP outputSchema of a tool: the reply envelope `{ ok, data?, error? }`. A refusal's
+ * structuredContent must validate too (SDK 1.x clients check it even on tool errors), so the
+ * envelope, not the bare data, is the schema. Built once per contract.
+ */
+export function envelopeSchema(tool: ToolContract): z.ZodObject {
+  let schema = envelopes.get(tool);
+  if (!schema) {
+    schema = z.object({ ok: z.boolean(), data: tool.output.optional(), error: Refusal.optional() });
+    envelopes.set(tool, schema);
+  }
+  return schema;
+}
+
+/**
+ * The tool's input schema as tools/list shows it, with validation left to {@link callTool}: the
+ * SDK's own rejection is English text without a code, while an agent should get a Russian
+ * refusal it can branch on (`invalid_arguments` with the offending fields).
+ */
+export function listedOnly(schema: z.ZodObject): z.ZodObject {
+  const standard = schema['~standard'];
+  return {
+    '~standard': { ...standard, validate: (value: unknown) => ({ value }) },
+  } as unknown as z.ZodObject;
+}
+
+/** The refusal for arguments that fail the schema: a missing required parameter or a wrong JSON type. */
+export function invalidArguments(tool: ToolContract, error: z.ZodError) {
+  const fields = error.issues.map((i) => ({ field: i.path.join('.') || '(аргументы)', problem: i.message }));
+  return {
+    code: INVALID_ARGUMENTS,
+    message: `Аргументы не подходят инструменту ${tool.name}: ${fields.map((f) => f.field).join(', ')} — посмотрите его параметры`,
+    fields,
+  };
+}

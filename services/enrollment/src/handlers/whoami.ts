@@ -1,0 +1,13 @@
+import { ok, whoami } from '@studium/contracts';
+import { endpoint, Failure } from '@studium/platform';
+import type { IdentityRepository } from '../repositories/identity.repository.ts';
+
+/** whoami: the account, its organizations (role, suspended) and the effective selected space. */
+export function whoamiHandler(repo: IdentityRepository) {
+  return endpoint(whoami, async (_args, { principal }) => {
+    if (!principal) throw new Failure(401, 'no principal');
+    const user = await repo.findUserWithOrgs(principal.user);
+    if (!user) throw new Failure(401, 'user no longer exists');
+    return ok({ user: user.id, full_name: user.full_name, organizations: user.organizations, space: user.space });
+  });
+}

@@ -1,0 +1,69 @@
+import type { AddressInfo } from 'node:net';
+import { type App, createBus, migrate, openDatabase, PLATFORM_MIGRATIONS } from '@studium/platform';
+import type { TestEnv } from '@studium/testing';
+import { Redis } from 'ioredis';
+import { buildApp } from '../../services/edge/src/app.ts';
+import type { EdgeDb } from '../../services/edge/src/audit.ts';
+import { EdgeConfig } from '../../services/edge/src/config.ts';
+import { EnrollmentAdmin } from '../../services/enrollment/src/admin.ts';
+import {
+  createApp as createEnrollment,
+  MIGRATIONS as ENROLLMENT_MIGRATIONS,
+} from '../../services/enrollment/src/app.ts';
+import type { EnrollmentDb } from '../../services/enrollment/src/db.ts';
+
+const EDGE_MIGRATIONS = new URL('../../services/edge/migrations', import.meta.url).pathname;
+
+/** The real enrollment service, started in this process against the test's NATS prefix and database. */
+export async function startEnrollment(env: TestEnv) {
+  const database = openDatabase<EnrollmentDb>(env.databaseUrl, 'enrollment', 4);
+  await migrate(database.pool, 'enrollment', [PLATFORM_MIGRATIONS, ENROLLMENT_MIGRATIONS]);
+  const bus = createBus(env.nc, { prefix: env.prefix, timeoutMs: 3000, log: env.log });
+  let app: App | null = await createEnrollment({ bus, nc: env.nc, database, log: env.log, config: {} as never });
+  const admin = new EnrollmentAdmin(database.db, { nc: env.nc, prefix: env.prefix });
+  return {
+    database,
+    admin,
+    /** Stops answering on the bus (the service is "down"); the database stays. */
+    async stop() {
+      await app?.stop();
+      app = null;
+    },
+    async restart() {
+      if (!app) app = await createEnrollment({ bus, nc: env.nc, database, log: env.log, config: {} as never });
+    },
+    async close() {
+      await app?.stop();
+      await database.close();
+    },
+  };
+}
+
+/** The real edge on a random local port. */
+export async function startEdge(env: TestEnv, overrides: Record<string, string> = {}) {
+  const config = EdgeConfig.parse({
+    SUBJECT_PREFIX: env.prefix,
+    REQUEST_TIMEOUT_MS: '1500',
+    PORT: '0',
+    AUTH_CACHE_TTL_MS: '30000',
+    ...overrides,
+  });
+  const database = openDatabase<EdgeDb>(env.databaseUrl, 'edge', 2);
+  await migrate(database.pool, 'edge', [EDGE_MIGRATIONS]);
+  const redis = new Redis(env.redisUrl, { maxRetriesPerRequest: 1 });
+  const bus = createBus(env.nc, { prefix: env.prefix, timeoutMs: config.REQUEST_TIMEOUT_MS, log: env.log });
+  const app = await buildApp({ bus, db: database.db, redis, log: env.log, config });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const port = (app.server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    app,
+    database,
+    redis,
+    async close() {
+      await app.close();
+      redis.disconnect();
+      await database.close();
+    },
+  };
+}

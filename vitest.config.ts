@@ -1,0 +1,17 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: [
+      'contracts/test/**/*.test.ts',
+      'libs/*/test/**/*.test.ts',
+      'services/*/test/**/*.test.ts',
+      'test/**/*.test.ts',
+    ],
+    // Each file isolates itself (own database and subject prefix), so files run in parallel.
+    pool: 'forks',
+    maxWorkers: 2,
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+  },
+});
