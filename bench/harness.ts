@@ -9,8 +9,9 @@ export function spawnTs(
   entry: string,
   env: Record<string, string>,
   ready: RegExp,
+  nodeArgs: string[] = [],
 ): Promise<{ child: ChildProcess; match: RegExpMatchArray }> {
-  const child = spawn(resolve(root, 'node_modules/.bin/tsx'), [resolve(root, entry)], {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', resolve(root, entry)], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -46,6 +47,37 @@ function percentile(sorted: number[], p: number): number {
 
 /** Runs `total` calls with `inFlight` of them concurrent; latencies in ms. */
 export async function measure(call: () => Promise<unknown>, total: number, inFlight: number): Promise<Stats> {
+  const { latencies, seconds } = await sample(call, total, inFlight);
+  latencies.sort((a, b) => a - b);
+  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), perSecond: total / seconds };
+}
+
+/**
+ * Measures several cases in alternating rounds, so that a slow spell of the machine (two cores
+ * shared by client, servers, NATS and PostgreSQL) falls on every case alike.
+ */
+export async function measureInterleaved(
+  calls: Array<() => Promise<unknown>>,
+  total: number,
+  inFlight: number,
+  rounds = 10,
+): Promise<Stats[]> {
+  const all = calls.map(() => ({ latencies: [] as number[], seconds: 0 }));
+  const per = Math.ceil(total / rounds);
+  for (let r = 0; r < rounds; r++) {
+    for (const [i, call] of calls.entries()) {
+      const s = await sample(call, per, inFlight);
+      all[i].latencies.push(...s.latencies);
+      all[i].seconds += s.seconds;
+    }
+  }
+  return all.map(({ latencies, seconds }) => {
+    latencies.sort((a, b) => a - b);
+    return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), perSecond: latencies.length / seconds };
+  });
+}
+
+async function sample(call: () => Promise<unknown>, total: number, inFlight: number) {
   const latencies: number[] = [];
   let issued = 0;
   const started = performance.now();
@@ -60,7 +92,5 @@ export async function measure(call: () => Promise<unknown>, total: number, inFli
       }
     }),
   );
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), perSecond: total / seconds };
+  return { latencies, seconds: (performance.now() - started) / 1000 };
 }

@@ -6,9 +6,9 @@ import { ensureServices } from '../scripts/ensure-services.ts';
 import { EnrollmentAdmin } from '../services/enrollment/src/admin.ts';
 import { MIGRATIONS } from '../services/enrollment/src/app.ts';
 import type { EnrollmentDb } from '../services/enrollment/src/db.ts';
-import { connect, measure, type Stats, spawnTs } from './harness.ts';
+import { connect, measure, measureInterleaved, type Stats, spawnTs } from './harness.ts';
 
-const WARMUP = 300;
+const WARMUP = 500;
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 2000);
 const CONCURRENT = Number(process.env.BENCH_CONCURRENT ?? 6000);
 
@@ -36,7 +36,11 @@ try {
   };
   const enrollment = await spawnTs('services/enrollment/src/main.ts', env, /service started/);
   children.push(enrollment.child);
-  const edge = await spawnTs('services/edge/src/main.ts', env, /Server listening at http:\/\/127\.0\.0\.1:(\d+)/);
+  const edge = await spawnTs(
+    'services/edge/src/main.ts',
+    env, /Server listening at http:\/\/127\.0\.0\.1:(\d+)/,
+    process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [],
+  );
   children.push(edge.child);
   const bare = await spawnTs('bench/bare-server.ts', {}, /READY (\d+)/);
   children.push(bare.child);
@@ -46,16 +50,16 @@ try {
   const whoami = () => edgeClient.callTool({ name: 'whoami', arguments: {} });
   const noop = () => bareClient.callTool({ name: 'noop', arguments: {} });
 
-  const rows: Array<[string, Stats]> = [];
-  for (const [name, call] of [
-    ['bare no-op', noop],
-    ['edge whoami', whoami],
-  ] as const) {
-    await measure(call, WARMUP, 8);
-    rows.push([`${name}, 1 in flight`, await measure(call, SEQUENTIAL, 1)]);
-    rows.push([`${name}, 64 in flight`, await measure(call, CONCURRENT, 64)]);
-  }
-  const [bare1, bare64, edge1, edge64] = rows.map(([, s]) => s);
+  const cases = [noop, whoami];
+  for (const call of cases) await measure(call, WARMUP, 8);
+  const [bare1, edge1] = await measureInterleaved(cases, SEQUENTIAL, 1);
+  const [bare64, edge64] = await measureInterleaved(cases, CONCURRENT, 64, 4);
+  const rows: Array<[string, Stats]> = [
+    ['bare no-op, 1 in flight', bare1],
+    ['edge whoami, 1 in flight', edge1],
+    ['bare no-op, 64 in flight', bare64],
+    ['edge whoami, 64 in flight', edge64],
+  ];
   console.log('\n| case | p50 ms | p99 ms | calls/s |\n|---|---:|---:|---:|');
   for (const [name, s] of rows)
     console.log(`| ${name} | ${s.p50.toFixed(2)} | ${s.p99.toFixed(2)} | ${s.perSecond.toFixed(0)} |`);
@@ -67,6 +71,9 @@ try {
   await bareClient.close();
 } finally {
   for (const c of children) c.kill('SIGTERM');
-  await new Promise((r) => setTimeout(r, 500));
+  await Promise.race([
+    Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r))))),
+    new Promise((r) => setTimeout(r, 5000)),
+  ]);
   await dropDatabase(databaseUrl).catch(() => {});
 }

@@ -76,7 +76,8 @@ export async function buildApp(deps: EdgeDeps) {
         return reply.code(403).send(jsonRpcError(request.body, phraseFor(403)));
       }
       const caller: Caller = { principal, tokenKey, endpoint: path };
-      const body = request.body as { method?: string; params?: { capabilities?: unknown } } | undefined;
+      const body = request.body as { method?: string; params?: { capabilities?: unknown; name?: unknown } } | undefined;
+      const onlyTool = body?.method === 'tools/call' && typeof body.params?.name === 'string' ? body.params.name : undefined;
       if (body?.method === 'initialize') {
         await redis
           .set(uiKey(caller), capabilitiesSupportUi(body.params?.capabilities) ? '1' : '0', 'EX', 7 * 86_400)
@@ -84,7 +85,7 @@ export async function buildApp(deps: EdgeDeps) {
       }
       reply.hijack();
       const raw = request.raw as typeof request.raw & { auth?: AuthInfo };
-      raw.auth = { token: tokenKey, clientId: principal.user, scopes: [principal.scope], extra: { caller } };
+      raw.auth = { token: tokenKey, clientId: principal.user, scopes: [principal.scope], extra: { caller, onlyTool } };
       await handlers[path].node(raw, reply.raw, request.body);
     };
     app.post(path, serve);
@@ -112,6 +113,7 @@ export async function buildApp(deps: EdgeDeps) {
 
   app.addHook('onClose', async () => {
     auth.stop();
+    limiter.stop();
     await Promise.all(Object.values(handlers).map((h) => h.handler.close()));
   });
   return app;

@@ -7,8 +7,9 @@ import {
 } from '@modelcontextprotocol/ext-apps/server';
 import type { McpServer } from '@modelcontextprotocol/server';
 import { choose } from '@studium/contracts';
-import { dataResult } from './render.ts';
-import { envelopeSchema } from './tools.ts';
+import { dataResult, refusalResult } from './render.ts';
+import { toolSchemas } from './schemas.ts';
+import { invalidArguments } from './tools.ts';
 
 const CARD_URI = 'ui://studium/choose.html';
 const CARD_HTML = readFileSync(new URL('./ui/choose.html', import.meta.url), 'utf8');
@@ -37,12 +38,15 @@ export function registerChoose(server: McpServer, uiSupported: UiSupport): void 
     {
       title: choose.title,
       description: choose.description,
-      inputSchema: choose.input,
-      outputSchema: envelopeSchema(choose),
+      inputSchema: toolSchemas(choose).input,
+      outputSchema: toolSchemas(choose).output,
       annotations: { title: choose.title, ...choose.annotations },
       _meta: { ui: { resourceUri: CARD_URI } },
     },
-    (async (args: { prompt: string; options: string[]; title?: string }) => {
+    (async (raw: unknown) => {
+      const parsed = choose.input.safeParse(raw ?? {});
+      if (!parsed.success) return refusalResult(invalidArguments(choose, parsed.error));
+      const args = parsed.data;
       const options = args.options.map((o) => String(o).trim()).filter(Boolean);
       if (await uiSupported(server)) {
         return dataResult({

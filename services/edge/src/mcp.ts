@@ -35,6 +35,8 @@ export function createSurfaceHandler(
   const surface = SURFACES[path];
   const factory = (ctx: McpRequestContext) => {
     const caller = ctx.authInfo?.extra?.caller as Caller;
+    // A tools/call needs only its own tool on this one-request server; everything else gets all.
+    const only = ctx.authInfo?.extra?.onlyTool as string | undefined;
     const server = new McpServer(
       { name: `studium${path === '/mcp' ? '' : '-authoring'}`, version: '0.1.0' },
       { instructions: surface.instructions },
@@ -44,6 +46,7 @@ export function createSurfaceHandler(
       return caps ? capabilitiesSupportUi(caps) : uiFromInitialize(caller);
     };
     for (const tool of surface.tools) {
+      if (only && tool.name !== only) continue;
       if (tool.service === 'edge' && tool.name === 'choose') registerChoose(server, uiSupported);
       else registerContractTool(server, deps, tool, caller);
     }

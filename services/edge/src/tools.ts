@@ -1,11 +1,12 @@
 import type { McpServer } from '@modelcontextprotocol/server';
-import { INVALID_ARGUMENTS, type Principal, Refusal, type ToolContract } from '@studium/contracts';
+import { INVALID_ARGUMENTS, type Principal, type ToolContract } from '@studium/contracts';
 import { type Bus, Failure } from '@studium/platform';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { AuditLog } from './audit.ts';
 import type { Metrics } from './metrics.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import { dataResult, failureResult, refusalResult } from './render.ts';
+import { toolSchemas } from './schemas.ts';
 
 /** What a tool call needs besides its arguments. */
 export interface CallDeps {
@@ -41,19 +42,19 @@ export async function callTool(deps: CallDeps, tool: ToolContract, caller: Calle
       });
       return failureResult(403);
     }
-    if (!(await deps.limiter.allow(caller.tokenKey))) {
-      outcome = 'rate_limited';
-      return failureResult(429);
-    }
     const parsed = tool.input.safeParse(args ?? {});
     if (!parsed.success) {
       outcome = 'invalid_arguments';
       return refusalResult(invalidArguments(tool, parsed.error));
     }
-    const reply = await deps.bus.request(tool, caller.principal, parsed.data as never);
-    if (reply.ok) return dataResult(reply.data);
+    if (!(await deps.limiter.allow(caller.tokenKey))) {
+      outcome = 'rate_limited';
+      return failureResult(429);
+    }
+    const result = await deps.bus.request(tool, caller.principal, parsed.data as never);
+    if (result.ok) return dataResult(result.data);
     outcome = 'refused';
-    return refusalResult(reply.error);
+    return refusalResult(result.error);
   } catch (err) {
     const status = err instanceof Failure ? err.status : 503;
     outcome = `failure_${status}`;
@@ -71,40 +72,12 @@ export function registerContractTool(server: McpServer, deps: CallDeps, tool: To
     {
       title: tool.title,
       description: tool.description,
-      inputSchema: listedOnly(tool.input),
-      outputSchema: envelopeSchema(tool),
+      inputSchema: toolSchemas(tool).input,
+      outputSchema: toolSchemas(tool).output,
       annotations: { title: tool.title, ...tool.annotations },
     },
     (async (args: unknown) => callTool(deps, tool, caller, args)) as never,
   );
-}
-
-const envelopes = new WeakMap<ToolContract, z.ZodObject>();
-
-/**
- * The MCP outputSchema of a tool: the reply envelope `{ ok, data?, error? }`. A refusal's
- * structuredContent must validate too (SDK 1.x clients check it even on tool errors), so the
- * envelope, not the bare data, is the schema. Built once per contract.
- */
-export function envelopeSchema(tool: ToolContract): z.ZodObject {
-  let schema = envelopes.get(tool);
-  if (!schema) {
-    schema = z.object({ ok: z.boolean(), data: tool.output.optional(), error: Refusal.optional() });
-    envelopes.set(tool, schema);
-  }
-  return schema;
-}
-
-/**
- * The tool's input schema as tools/list shows it, with validation left to {@link callTool}: the
- * SDK's own rejection is English text without a code, while an agent should get a Russian
- * refusal it can branch on (`invalid_arguments` with the offending fields).
- */
-export function listedOnly(schema: z.ZodObject): z.ZodObject {
-  const standard = schema['~standard'];
-  return {
-    '~standard': { ...standard, validate: (value: unknown) => ({ value }) },
-  } as unknown as z.ZodObject;
 }
 
 /** The refusal for arguments that fail the schema: a missing required parameter or a wrong JSON type. */

@@ -38,6 +38,7 @@ export class EnrollmentAdmin {
       throw new Error(`organization name must be lowercase letters, digits, - or _, and not "personal": ${name}`);
     }
     await this.repo.upsertOrganization({ name, title, suspended });
+    for (const user of await this.repo.membersOf(name)) this.changed(user);
   }
 
   /** Suspends or reinstates an organization (enrollments stay; access follows the flag). */

@@ -111,6 +111,10 @@ export class IdentityRepository {
 
   async setSuspended(org: string, suspended: boolean): Promise<string[]> {
     await this.db.updateTable('organizations').set({ suspended }).where('name', '=', org).execute();
+    return this.membersOf(org);
+  }
+
+  async membersOf(org: string): Promise<string[]> {
     const rows = await this.db.selectFrom('memberships').select('user_id').where('org', '=', org).execute();
     return rows.map((r) => r.user_id);
   }

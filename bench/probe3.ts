@@ -1,0 +1,14 @@
+import { createTestEnv } from '@studium/testing';
+import { startEnrollment, startEdge } from '../test/support/stack.ts';
+import { measure, connect } from './harness.ts';
+const env = await createTestEnv('probe');
+const enr = await startEnrollment(env);
+await enr.admin.upsertUser('s@t', 'S', ['Student']);
+const { token } = await enr.admin.issueToken('s@t');
+const edge = await startEdge(env, { RATE_LIMIT_PER_MINUTE: '0' });
+const c = await connect(`${edge.url}/mcp`, token);
+await measure(() => c.callTool({ name: 'whoami', arguments: {} }), 300, 1);
+const G = globalThis as any; for (const k of ['auth','toStart','call','total','n']) G[k] = 0;
+const r = await measure(() => c.callTool({ name: 'whoami', arguments: {} }), 1000, 1);
+console.log('client p50', r.p50, 'avg per call: auth', G.auth / G.n, 'route→tool', G.toStart / G.n, 'call', G.call / G.n, 'route total', G.total / G.n);
+await c.close(); await edge.close(); await enr.close(); await env.cleanup();
