@@ -33,3 +33,16 @@ export const Id = z.string();
 
 /** ISO 8601 timestamp with time zone. */
 export const Timestamp = z.string();
+
+/** BullMQ queue of release e-mails (enrollment's relay produces, mailer consumes); prefixed per deployment. */
+export const RELEASE_MAIL_QUEUE = 'release-mail';
+
+/** One release e-mail job. */
+export const ReleaseMailJob = z.object({
+  to: z.string(),
+  full_name: z.string(),
+  course: z.string(),
+  title: z.string(),
+  summary: z.string(),
+});
+export type ReleaseMailJob = z.infer<typeof ReleaseMailJob>;

@@ -125,12 +125,47 @@ export const UserCreated = z.looseObject({
 });
 export type UserCreated = z.infer<typeof UserCreated>;
 
+/** Subject of courses.course_card_changed. */
+export const COURSE_CARD_CHANGED = 'evt.courses.course_card_changed';
+
+/** A lesson of the active release as the catalog and enrollment lists need it. */
+export const CatalogLesson = z.object({
+  id: z.string(),
+  key: z.string(),
+  title: z.string(),
+  chapter: z.string(),
+});
+
+/**
+ * The full catalog card of a course, sent whenever anything on it changes (create, update,
+ * announce, publish, unpublish, a new release). State transfer, not a delta: a consumer keeps the
+ * card with the highest `revision` and ignores older ones, so order and redelivery do not matter.
+ */
+export const CourseCardChanged = z.looseObject({
+  course: z.string(),
+  /** Monotonic per course. */
+  revision: z.number().int(),
+  course_key: z.string().nullable(),
+  title: z.string(),
+  summary: z.string(),
+  description: z.string(),
+  status: z.enum(['draft', 'upcoming', 'published']),
+  /** Goals shown for an announcement (course without release: its own; with release: chapter titles). */
+  objectives: z.array(z.string()),
+  release: z.string().nullable(),
+  version: z.number().int().nullable(),
+  lessons: z.array(CatalogLesson),
+  at: Timestamp,
+});
+export type CourseCardChanged = z.infer<typeof CourseCardChanged>;
+
 /** Catalog of every domain event, keyed `<service>.<event>`. */
 export const events = {
   'courses.course_published': defineEvent('courses', 'course_published', CoursePublished),
   'courses.release_published': defineEvent('courses', 'release_published', ReleasePublished),
   'courses.course_unpublished': defineEvent('courses', 'course_unpublished', CourseUnpublished),
   'courses.course_announced': defineEvent('courses', 'course_announced', CourseAnnounced),
+  'courses.course_card_changed': defineEvent('courses', 'course_card_changed', CourseCardChanged),
   'enrollment.enrolled': defineEvent('enrollment', 'enrolled', Enrolled),
   'enrollment.subscription_notified': defineEvent('enrollment', 'subscription_notified', SubscriptionNotified),
   'enrollment.user_created': defineEvent('enrollment', 'user_created', UserCreated),

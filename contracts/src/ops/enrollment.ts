@@ -22,3 +22,15 @@ export const PRINCIPAL_CHANGED = 'enrollment.principal_changed';
 /** Payload of {@link PRINCIPAL_CHANGED}. */
 export const PrincipalChanged = z.object({ user: z.string() });
 export type PrincipalChanged = z.infer<typeof PrincipalChanged>;
+
+/**
+ * publish_course of an announced course (courses → enrollment): marks every not-yet-notified
+ * subscription of the course notified and, in the same transaction, queues one release e-mail per
+ * subscriber through the outbox (BullMQ job id `release-mail:<course>:<user>`, so one e-mail per
+ * subscriber, ever). Returns how many subscribers were notified now (0 when called again).
+ */
+export const notifySubscribers = defineOperation({
+  subject: 'enrollment.notify_subscribers',
+  input: z.object({ course: z.string(), title: z.string(), summary: z.string() }),
+  output: z.object({ notified: z.number().int() }),
+});
