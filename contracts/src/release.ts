@@ -78,9 +78,6 @@ export const ReleaseChapter = z.object({
   lessons: z.array(ReleaseLesson),
 });
 
-/** required: true | false | { if_column: "<other column of the same row / field of the same section>" }. */
-export const ColumnRequired = z.union([z.boolean(), z.object({ if_column: z.string() })]);
-
 export const ReleaseSection = z.object({
   key: z.string(),
   title: z.string(),
@@ -89,7 +86,14 @@ export const ReleaseSection = z.object({
   /** Lesson key where the section is usually filled; null — anywhere. */
   lesson: z.string().nullable(),
   rows: z.enum(['many', 'one']),
-  columns: z.array(z.object({ key: z.string(), title: z.string(), required: ColumnRequired })),
+  /** required: true | false | { if_column: "<column of the same row / field of the same section>" }. */
+  columns: z.array(
+    z.object({
+      key: z.string(),
+      title: z.string(),
+      required: z.union([z.boolean(), z.object({ if_column: z.string() })]),
+    }),
+  ),
 });
 
 export const ReleaseDocument = z.object({

@@ -44,7 +44,7 @@ import { update_artifact } from './student/update-artifact.ts';
 import { upload_homework_file } from './student/upload-homework-file.ts';
 import { whoami } from './student/whoami.ts';
 
-export { ReleaseLesson } from './curator/course-release.ts';
+export { ReleaseLesson as ReleaseLessonView } from './curator/course-release.ts';
 export * from './shapes.ts';
 export { StudentNote } from './student/my-notes.ts';
 export { PreviousHomework } from './student/start-lesson.ts';
