@@ -42,7 +42,11 @@ export async function buildApp(deps: EdgeDeps) {
     (Object.keys(SURFACES) as SurfacePath[]).map((p) => [p, createSurfaceHandler(p, callDeps, uiFromInitialize)]),
   ) as Record<SurfacePath, ReturnType<typeof createSurfaceHandler>>;
 
-  const app = Fastify({ loggerInstance: deps.log, disableRequestLogging: true, bodyLimit: 48 * 1024 * 1024 });
+  const app = Fastify({ loggerInstance: deps.log, bodyLimit: 48 * 1024 * 1024 });
+  // Per-request access logs would cost more than the calls they describe; metrics count them.
+  app.addHook('onRoute', (route) => {
+    route.logLevel = 'warn';
+  });
   const allowedHosts = new Set(config.ALLOWED_HOSTS.map((h) => h.toLowerCase()));
   const allowedOrigins = new Set(config.ALLOWED_ORIGINS.map((o) => o.toLowerCase()));
 
@@ -77,7 +81,8 @@ export async function buildApp(deps: EdgeDeps) {
       }
       const caller: Caller = { principal, tokenKey, endpoint: path };
       const body = request.body as { method?: string; params?: { capabilities?: unknown; name?: unknown } } | undefined;
-      const onlyTool = body?.method === 'tools/call' && typeof body.params?.name === 'string' ? body.params.name : undefined;
+      const onlyTool =
+        body?.method === 'tools/call' && typeof body.params?.name === 'string' ? body.params.name : undefined;
       if (body?.method === 'initialize') {
         await redis
           .set(uiKey(caller), capabilitiesSupportUi(body.params?.capabilities) ? '1' : '0', 'EX', 7 * 86_400)

@@ -52,6 +52,6 @@ export function createSurfaceHandler(
     }
     return server;
   };
-  const handler = createMcpHandler(factory, { responseMode: 'json' });
+  const handler = createMcpHandler(factory);
   return { handler, node: toNodeHandler(handler) };
 }
