@@ -24,7 +24,7 @@ export class RateLimiter {
     private readonly redis: Redis,
     private readonly perMinute: number,
     private readonly prefix: string,
-    private readonly syncMs = 100,
+    syncMs = 100,
   ) {
     this.timer = setInterval(() => void this.syncAll(), syncMs);
     this.timer.unref();
