@@ -115,6 +115,8 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
           },
         });
       }
+      // addEndpoint subscribes without waiting: once serve() resolves, requests from any connection must find the endpoints.
+      await nc.flush();
       return svc;
     },
     async request(contract, principal, args, ropts) {

@@ -1,7 +1,14 @@
 import type { Kysely, Transaction } from 'kysely';
 import { sql } from 'kysely';
 import type { ConsumerMessages, NatsConnection } from 'nats';
-import { type EventEnvelope, ensureConsumer, ensureStream, streamNames } from './events.ts';
+import {
+  type EventEnvelope,
+  ensureConsumer,
+  ensureStream,
+  filtersManySubjects,
+  streamNames,
+  subjectMatches,
+} from './events.ts';
 import type { Logger } from './log.ts';
 
 export interface ConsumerOptions<DB> {
@@ -30,14 +37,23 @@ export interface RunningConsumer {
  */
 export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<RunningConsumer> {
   const jsm = await ensureStream(opts.nc, opts.prefix);
-  await ensureConsumer(jsm, opts.prefix, opts.durable, opts.subjects);
-  const consumer = await opts.nc.jetstream().consumers.get(streamNames(opts.prefix).stream, opts.durable);
+  const names = streamNames(opts.prefix);
+  const filtered = await ensureConsumer(jsm, opts.prefix, opts.durable, opts.subjects, filtersManySubjects(opts.nc));
+  // Without a server-side filter (NATS < 2.10, several subjects) other events are acknowledged and skipped.
+  const wanted = filtered ? null : opts.subjects.map(names.subject);
+  const consumer = await opts.nc.jetstream().consumers.get(names.stream, opts.durable);
   const messages: ConsumerMessages = await consumer.consume({ max_messages: 64 });
   const done = (async () => {
     for await (const m of messages) {
+      if (wanted && !wanted.some((s) => subjectMatches(s, m.subject))) {
+        m.ack();
+        continue;
+      }
       let event: EventEnvelope;
       try {
         event = m.json<EventEnvelope>();
+        // Without an id the event can never be marked processed: it would be redelivered forever.
+        if (typeof event?.id !== 'string' || !event.id) throw new Error('event without id');
       } catch {
         opts.log.error({ subject: m.subject }, 'consumer: malformed event dropped');
         m.term();

@@ -37,20 +37,45 @@ export async function ensureStream(nc: NatsConnection, prefix: string): Promise<
   return jsm;
 }
 
-/** Creates or updates a durable pull consumer on the events stream. */
+/** True when the server filters one consumer on several subjects (`filter_subjects`, NATS 2.10+). */
+export function filtersManySubjects(nc: NatsConnection): boolean {
+  const [major = 0, minor = 0] = (nc.info?.version ?? '0.0.0').split('.').map(Number);
+  return major > 2 || (major === 2 && minor >= 10);
+}
+
+/** NATS subject matching: `*` stands for one token, a final `>` for one or more. */
+export function subjectMatches(pattern: string, subject: string): boolean {
+  const p = pattern.split('.');
+  const s = subject.split('.');
+  for (let i = 0; i < p.length; i++) {
+    if (p[i] === '>') return s.length > i;
+    if (i >= s.length || (p[i] !== '*' && p[i] !== s[i])) return false;
+  }
+  return p.length === s.length;
+}
+
+/**
+ * Creates or updates a durable pull consumer on the events stream. Returns false when the server
+ * cannot filter on several subjects (`manyFilters` false, NATS < 2.10): the consumer then gets the
+ * whole stream and must skip the other subjects itself.
+ */
 export async function ensureConsumer(
   jsm: JetStreamManager,
   prefix: string,
   durable: string,
   filterSubjects: string[],
-): Promise<void> {
+  manyFilters = true,
+): Promise<boolean> {
   const names = streamNames(prefix);
+  const subjects = filterSubjects.map(names.subject);
+  const filtered = subjects.length === 1 || manyFilters;
   await jsm.consumers.add(names.stream, {
     durable_name: durable,
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
-    filter_subjects: filterSubjects.map(names.subject),
+    ...(subjects.length === 1 ? { filter_subject: subjects[0] } : filtered ? { filter_subjects: subjects } : {}),
     ack_wait: nanos(30_000),
     max_deliver: -1,
   });
+  return filtered;
 }

@@ -42,11 +42,12 @@ export async function createTestEnv(name = 'test'): Promise<TestEnv> {
     redisUrl: REDIS,
     async cleanup() {
       for (const fn of cleanups.reverse()) await fn().catch(() => {});
-      // Remove this prefix's stream, if any test created one.
+      // Remove this prefix's streams (their consumers go with them), including KV and object store buckets named after it.
+      const ours = new RegExp(`^(KV_|OBJ_)?${prefix}[_-]`);
       const jsm = await nc.jetstreamManager().catch(() => null);
       if (jsm) {
         for await (const s of jsm.streams.list()) {
-          if (s.config.name.startsWith(`${prefix}_`)) await jsm.streams.delete(s.config.name).catch(() => {});
+          if (ours.test(s.config.name)) await jsm.streams.delete(s.config.name).catch(() => {});
         }
       }
       await nc.drain().catch(() => {});

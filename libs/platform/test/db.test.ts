@@ -1,0 +1,121 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Database, ensureDatabase, migrate, openDatabase } from '@studium/platform';
+import { createTestEnv, type TestEnv } from '@studium/testing';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+let env: TestEnv;
+let root: string;
+const opened: Database<unknown>[] = [];
+
+/** Writes a directory of migration files and returns its path. */
+async function migrations(name: string, files: Record<string, string>): Promise<string> {
+  const dir = join(root, name);
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  for (const [file, body] of Object.entries(files)) await writeFile(join(dir, file), body);
+  return dir;
+}
+
+function open(schema: string): Database<unknown> {
+  const database = openDatabase<unknown>(env.databaseUrl, schema, 3);
+  opened.push(database);
+  return database;
+}
+
+async function rows<T>(database: Database<unknown>, query: string): Promise<T[]> {
+  return (await database.pool.query(query)).rows as T[];
+}
+
+beforeAll(async () => {
+  env = await createTestEnv('platform-db');
+  root = await mkdtemp(join(tmpdir(), 'studium-migrations-'));
+});
+
+afterAll(async () => {
+  for (const d of opened) await d.close().catch(() => {});
+  await rm(root, { recursive: true, force: true });
+  await env?.cleanup();
+});
+
+describe('migrate', () => {
+  it('applies the files of each directory in order, once, and records them', async () => {
+    const first = await migrations('order-a', {
+      '002_second.sql': "insert into trail (name) values ('a/002');",
+      '001_first.sql':
+        "create table trail (seq serial primary key, name text not null);\ninsert into trail (name) values ('a/001');",
+      'README.md': 'not a migration',
+    });
+    const second = await migrations('order-b', { '0001_third.sql': "insert into trail (name) values ('b/0001');" });
+    const database = open('order_test');
+    const applied = await migrate(database.pool, 'order_test', [first, second]);
+    expect(applied).toEqual(['001_first.sql', '002_second.sql', '0001_third.sql']);
+    expect((await rows<{ name: string }>(database, 'select name from trail order by seq')).map((r) => r.name)).toEqual([
+      'a/001',
+      'a/002',
+      'b/0001',
+    ]);
+    const recorded = await rows<{ name: string }>(database, 'select name from order_test.schema_migrations');
+    expect(recorded.map((r) => r.name).sort()).toEqual(['0001_third.sql', '001_first.sql', '002_second.sql']);
+    expect(await migrate(database.pool, 'order_test', [first, second])).toEqual([]);
+    expect(await rows(database, 'select name from trail')).toHaveLength(3);
+  });
+
+  it('lets two concurrent runs on one schema apply each file exactly once', async () => {
+    const dir = await migrations('race', {
+      '0001_slow.sql': 'create table raced (id int primary key);\nselect pg_sleep(0.3);',
+      '0002_more.sql': 'create table raced_more (id int primary key);',
+    });
+    const [a, b] = [open('race_test'), open('race_test')];
+    const results = await Promise.all([migrate(a.pool, 'race_test', [dir]), migrate(b.pool, 'race_test', [dir])]);
+    expect(results.flat().sort()).toEqual(['0001_slow.sql', '0002_more.sql']);
+    expect(results.some((r) => r.length === 0)).toBe(true);
+  });
+
+  it('rolls a failing file back and names it; a fixed file applies on the next run', async () => {
+    const dir = await migrations('failing', {
+      '0001_ok.sql': 'create table kept (id int);',
+      '0002_bad.sql': 'create table half_done (id int);\nselect 1 / 0;',
+    });
+    const database = open('fail_test');
+    await expect(migrate(database.pool, 'fail_test', [dir])).rejects.toThrow(
+      /fail_test\/0002_bad\.sql.*division by zero/,
+    );
+    const tables = await rows<{ table_name: string }>(
+      database,
+      "select table_name from information_schema.tables where table_schema = 'fail_test' order by 1",
+    );
+    expect(tables.map((t) => t.table_name)).toEqual(['kept', 'schema_migrations']);
+    expect((await rows<{ name: string }>(database, 'select name from schema_migrations')).map((r) => r.name)).toEqual([
+      '0001_ok.sql',
+    ]);
+    await writeFile(join(dir, '0002_bad.sql'), 'create table half_done (id int);');
+    expect(await migrate(database.pool, 'fail_test', [dir])).toEqual(['0002_bad.sql']);
+  });
+});
+
+describe('openDatabase', () => {
+  it('binds search_path to the schema, so unqualified names are the schema’s own', async () => {
+    const dir = await migrations('bound', { '0001_t.sql': 'create table things (id int primary key);' });
+    const database = open('bound_test');
+    await migrate(database.pool, 'bound_test', [dir]);
+    const fresh = open('bound_test');
+    expect((await rows<{ search_path: string }>(fresh, 'show search_path'))[0].search_path).toBe('bound_test');
+    await sql`insert into things (id) values (7)`.execute(fresh.db);
+    expect(await rows(fresh, 'select id from bound_test.things')).toEqual([{ id: 7 }]);
+    await expect(rows(fresh, 'select id from public.things')).rejects.toThrow(/does not exist/);
+  });
+
+  it('rejects schema and database names that are not plain identifiers', async () => {
+    for (const bad of ['Upper', 'with-dash', 'x;drop schema public', 'a b', '1abc', '', 'q"uote']) {
+      expect(() => openDatabase(env.databaseUrl, bad)).toThrow(/not a safe SQL identifier/);
+    }
+    const database = open('guard_test');
+    await expect(migrate(database.pool, 'x"; drop table y; --', [])).rejects.toThrow(/not a safe SQL identifier/);
+    const url = new URL(env.databaseUrl);
+    url.pathname = '/bad-name';
+    await expect(ensureDatabase(url.toString())).rejects.toThrow(/not a safe SQL identifier/);
+  });
+});

@@ -1,0 +1,118 @@
+import { addEvent, type Database, type Relay, startRelay, streamNames } from '@studium/platform';
+import { createTestEnv, eventually, type TestEnv } from '@studium/testing';
+import { sql } from 'kysely';
+import type { JetStreamManager, Subscription } from 'nats';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type EventDb, openEventSchema, storedCount } from './support/event-schema.ts';
+
+const SCHEMA = 'outbox_test';
+let env: TestEnv;
+let database: Database<EventDb>;
+let jsm: JetStreamManager;
+let relay: Relay;
+const relays: Relay[] = [];
+const databases: Database<EventDb>[] = [];
+let wire: Subscription;
+/** Every publish seen on the wire (core NATS sees duplicates that the stream drops): subject → Nats-Msg-Ids. */
+const published = new Map<string, string[]>();
+
+async function unpublished(): Promise<number> {
+  const { rows } = await database.pool.query('select count(*)::int as n from outbox where published_at is null');
+  return rows[0].n;
+}
+
+function relayOptions() {
+  return { nc: env.nc, pool: database.pool, schema: SCHEMA, prefix: env.prefix, log: env.log };
+}
+
+beforeAll(async () => {
+  env = await createTestEnv('platform-outbox');
+  database = await openEventSchema(env, SCHEMA);
+  wire = env.nc.subscribe(`${env.prefix}.evt.>`, {
+    callback: (_err, msg) => {
+      const subject = msg.subject.slice(env.prefix.length + 1);
+      published.set(subject, [...(published.get(subject) ?? []), msg.headers?.get('Nats-Msg-Id') ?? '']);
+    },
+  });
+  // A long poll interval: the tests drive the relay with flush() (and NOTIFY wakes it on commit).
+  relay = await startRelay({ ...relayOptions(), intervalMs: 60_000 });
+  relays.push(relay);
+  jsm = await env.nc.jetstreamManager();
+});
+
+afterAll(async () => {
+  for (const r of relays) await r.stop().catch(() => {});
+  wire?.unsubscribe();
+  for (const d of databases) await d.close().catch(() => {});
+  await database?.close();
+  await env?.cleanup();
+});
+
+describe('outbox relay', () => {
+  it('publishes nothing for an event added in a transaction that rolls back', async () => {
+    const subject = 'evt.platformtest.rolled_back';
+    await expect(
+      database.db.transaction().execute(async (trx) => {
+        await addEvent(trx, subject, { n: 1 });
+        throw new Error('abort');
+      }),
+    ).rejects.toThrow('abort');
+    await relay.flush();
+    const { rows } = await database.pool.query('select count(*)::int as n from outbox');
+    expect(rows[0].n).toBe(0);
+    expect(await storedCount(jsm, env.prefix, subject)).toBe(0);
+    expect(published.get(subject)).toBeUndefined();
+  });
+
+  it('publishes a committed event once, with Nats-Msg-Id = envelope id', async () => {
+    const subject = 'evt.platformtest.committed';
+    const id = await database.db.transaction().execute((trx) => addEvent(trx, subject, { course: 'c1' }));
+    await relay.flush();
+    await eventually(async () => expect(await unpublished()).toBe(0));
+    const stored = await jsm.streams.getMessage(streamNames(env.prefix).stream, {
+      last_by_subj: streamNames(env.prefix).subject(subject),
+    });
+    expect(stored.header.get('Nats-Msg-Id')).toBe(id);
+    expect(stored.json()).toMatchObject({ id, type: subject, data: { course: 'c1' } });
+    expect(await storedCount(jsm, env.prefix, subject)).toBe(1);
+  });
+
+  it('keeps one copy in the stream when a crash makes the relay publish a row twice', async () => {
+    const subject = 'evt.platformtest.crashed';
+    const id = await database.db.transaction().execute((trx) => addEvent(trx, subject, { n: 2 }));
+    await relay.flush();
+    await eventually(async () => expect(published.get(subject)).toEqual([id]));
+    // The crash: the publish happened but the mark was lost.
+    await sql`update outbox set published_at = null where payload->>'id' = ${id}`.execute(database.db);
+    expect(await relay.flush()).toBe(1);
+    await eventually(async () => expect(published.get(subject)).toEqual([id, id]));
+    expect(await storedCount(jsm, env.prefix, subject)).toBe(1);
+    expect(await unpublished()).toBe(0);
+  });
+
+  it('lets two relays on one schema share the rows without publishing any twice', async () => {
+    const subject = 'evt.platformtest.shared';
+    // Another replica: its own pool, the same schema.
+    const replica = await openEventSchema(env, SCHEMA);
+    databases.push(replica);
+    const second = await startRelay({ ...relayOptions(), pool: replica.pool, intervalMs: 60_000 });
+    relays.push(second);
+    const ids = await database.db.transaction().execute(async (trx) => {
+      const out: string[] = [];
+      for (let i = 0; i < 250; i++) out.push(await addEvent(trx, subject, { i }));
+      return out;
+    });
+    await Promise.all([relay.flush(), second.flush(), relay.flush(), second.flush()]);
+    await eventually(async () => expect(await unpublished()).toBe(0));
+    await env.nc.flush();
+    await eventually(async () => expect(published.get(subject)?.length).toBe(250));
+    expect([...(published.get(subject) ?? [])].sort()).toEqual([...ids].sort());
+    expect(await storedCount(jsm, env.prefix, subject)).toBe(250);
+  });
+
+  it('wakes up on commit without an explicit flush', async () => {
+    const subject = 'evt.platformtest.notified';
+    const id = await database.db.transaction().execute((trx) => addEvent(trx, subject, {}));
+    await eventually(async () => expect(published.get(subject)).toEqual([id]), 900);
+  });
+});
