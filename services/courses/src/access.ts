@@ -1,0 +1,12 @@
+import { isAuthor, type Principal } from '@studium/contracts';
+import { type CallContext, Failure } from '@studium/platform';
+
+/**
+ * The caller of a curator tool. The edge lets only author roles into /authoring; the service
+ * checks again because some answers (quiz answers) must never reach a student.
+ */
+export function author(ctx: CallContext): Principal {
+  if (!ctx.principal) throw new Failure(401, 'no principal');
+  if (!isAuthor(ctx.principal.roles)) throw new Failure(403, 'author role required');
+  return ctx.principal;
+}

@@ -1,0 +1,29 @@
+import { course_releases, ok } from '@studium/contracts';
+import { endpoint } from '@studium/platform';
+import type { Kysely } from 'kysely';
+import { author } from '../access.ts';
+import type { CoursesDb } from '../db.ts';
+import { courseNotFound } from '../refusals.ts';
+import { store } from '../store.ts';
+
+/** course_releases: the course's versions, newest first (content is kept for the active one only). */
+export function courseReleasesHandler(db: Kysely<CoursesDb>) {
+  const s = store(db);
+  return endpoint(course_releases, async (args, ctx) => {
+    author(ctx);
+    if (!(await s.courses.find(args.course))) return courseNotFound(args.course);
+    const releases = await s.releases.list(args.course);
+    return ok({
+      releases: releases.map((r) => ({
+        release: r.id,
+        version: r.version,
+        published_at: r.published_at,
+        published_by: r.published_by,
+        digest: r.digest,
+        commit: r.commit,
+        document_key: r.document_key,
+        active: r.active,
+      })),
+    });
+  });
+}

@@ -1,0 +1,49 @@
+import { type EventKey, type EventPayload, events } from '@studium/contracts';
+import { addEvent } from '@studium/platform';
+import type { Kysely } from 'kysely';
+import type { CoursesDb } from './db.ts';
+import { type ActiveContent, courseCard } from './domain/card.ts';
+import { type CoursePatch, CourseRepository, type CourseRow } from './repositories/course.repository.ts';
+import { NoteRepository } from './repositories/note.repository.ts';
+import { ReleaseRepository } from './repositories/release.repository.ts';
+
+/** The repositories of the courses schema over one connection or transaction, and its outbox. */
+export interface Store {
+  courses: CourseRepository;
+  releases: ReleaseRepository;
+  notes: NoteRepository;
+  /** Records a catalog event in the outbox (inside the caller's transaction). */
+  emit<K extends EventKey>(key: K, payload: EventPayload<K>): Promise<void>;
+}
+
+/** A store over a connection pool or a transaction. */
+export function store(db: Kysely<CoursesDb>): Store {
+  return {
+    courses: new CourseRepository(db),
+    releases: new ReleaseRepository(db),
+    notes: new NoteRepository(db),
+    async emit(key, payload) {
+      await addEvent(db, events[key].subject, payload);
+    },
+  };
+}
+
+/** Runs fn in one transaction: its writes and events commit together or not at all. */
+export function transaction<T>(db: Kysely<CoursesDb>, fn: (s: Store) => Promise<T>): Promise<T> {
+  return db.transaction().execute((trx) => fn(store(trx)));
+}
+
+/**
+ * Changes what the catalog shows of a course: applies the patch (bumping the card revision) and
+ * records the full card (course_card_changed) in the same transaction.
+ */
+export async function changeCourse(
+  s: Store,
+  id: string,
+  patch: CoursePatch,
+  active: ActiveContent | null,
+): Promise<CourseRow> {
+  const row = await s.courses.update(id, patch);
+  await s.emit('courses.course_card_changed', courseCard(row, active, row.updated_at));
+  return row;
+}
