@@ -1,0 +1,12 @@
+export * from './build.ts';
+export * from './build-dir.ts';
+export * from './canonical.ts';
+export * from './catalog.ts';
+export * from './git.ts';
+export * from './issues.ts';
+export * from './load.ts';
+export * from './publish.ts';
+export * from './release-file.ts';
+export * from './render.ts';
+export * from './text.ts';
+export { releaseWarnings } from './warnings.ts';
