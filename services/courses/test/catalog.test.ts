@@ -132,7 +132,7 @@ describe('a course from a release', () => {
     await call(env, unpublish_course, { course });
     const out = await call(env, publish_course, { course });
     expect(out).toMatchObject({ course, published: true, notified: 0 });
-    expect(out.warnings).toEqual([expect.stringContaining('question.q-2')]);
+    expect(out.warnings).toEqual([expect.stringContaining('«q-2»')]);
     const again = await call(env, publish_course, { course });
     expect(again).toMatchObject({ published: true, notified: 0 });
     const published = await eventually(async () => {

@@ -50,32 +50,4 @@ export function releaseProblems(release: Release): string[] {
   return problems;
 }
 
-const blank = (s: string) => s.trim() === '';
 
-/**
- * The warnings of a release (spec: empty text for the student, a question without explanation).
- * `place` is the note target of the place, so the agent can ask the curator about it (add_note).
- */
-export function releaseWarnings(release: Release): ReleaseWarning[] {
-  const warnings: ReleaseWarning[] = [];
-  const empty = (place: string, what: string) =>
-    warnings.push({ code: 'empty_student_text', place, message: `Пустой текст для ученика: ${what} (${place})` });
-  if (blank(release.course.summary)) empty('course', 'краткое описание курса');
-  if (blank(release.course.promise)) empty('course', 'обещание курса');
-  for (const section of release.document?.sections ?? []) {
-    if (blank(section.description)) empty(`section.${section.key}`, `описание раздела «${section.title}»`);
-  }
-  for (const { lesson } of lessonsOf(release)) {
-    if (blank(lesson.hook)) empty(`lesson.${lesson.key}`, `зачин урока «${lesson.title}»`);
-    for (const q of lesson.quiz?.questions ?? []) {
-      if (blank(q.explanation)) {
-        warnings.push({
-          code: 'question_without_explanation',
-          place: `question.${q.key}`,
-          message: `Вопрос без пояснения в квизе урока «${lesson.title}» (question.${q.key})`,
-        });
-      }
-    }
-  }
-  return warnings;
-}
