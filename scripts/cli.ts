@@ -21,10 +21,14 @@ const USAGE = `studium admin CLI
   token revoke <token-id>
   token list [login]
   audit [--limit N]                                recent access violations seen by the edge
+  release build <map-dir> [--out FILE]             validate a course map and build its release (digest, warnings)
+  release publish <map-dir|release.json> [--attach <course id>]
+                                                   publish the release to the courses service
 `;
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
+  strict: process.argv[2] !== 'release',
   options: {
     role: { type: 'string', multiple: true },
     manager: { type: 'boolean' },
@@ -37,6 +41,11 @@ const { values, positionals } = parseArgs({
 });
 
 const [group, action, ...rest] = positionals;
+if (group === 'release') {
+  // The release pipeline has its own flags; hand it the raw arguments.
+  const { main } = await import('./release.ts');
+  process.exit(await main(process.argv.slice(process.argv.indexOf('release') + 1)));
+}
 if (values.help || !group) {
   console.log(USAGE);
   process.exit(group ? 0 : 1);
