@@ -26,9 +26,14 @@ const USAGE = `studium admin CLI
                                                    publish the release to the courses service
 `;
 
+if (process.argv[2] === 'release') {
+  // The release pipeline has its own flags; hand it the raw arguments.
+  const { main } = await import('./release.ts');
+  process.exit(await main(process.argv.slice(3)));
+}
+
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  strict: process.argv[2] !== 'release',
   options: {
     role: { type: 'string', multiple: true },
     manager: { type: 'boolean' },
@@ -41,11 +46,6 @@ const { values, positionals } = parseArgs({
 });
 
 const [group, action, ...rest] = positionals;
-if (group === 'release') {
-  // The release pipeline has its own flags; hand it the raw arguments.
-  const { main } = await import('./release.ts');
-  process.exit(await main(process.argv.slice(process.argv.indexOf('release') + 1)));
-}
 if (values.help || !group) {
   console.log(USAGE);
   process.exit(group ? 0 : 1);
