@@ -1,9 +1,13 @@
-import { PRINCIPAL_CHANGED } from '@studium/contracts';
+import { ENROLLED, type Enrolled, PRINCIPAL_CHANGED } from '@studium/contracts';
+import { addEvent } from '@studium/platform';
 import type { Kysely } from 'kysely';
 import type { NatsConnection } from 'nats';
 import type { EnrollmentDb } from './db.ts';
 import { newToken } from './domain/tokens.ts';
+import { AccessRepository } from './repositories/access.repository.ts';
+import { type EnrollmentListRow, EnrollmentRepository } from './repositories/enrollment.repository.ts';
 import { IdentityRepository } from './repositories/identity.repository.ts';
+import { type ProgramDefinition, ProgramRepository } from './repositories/program.repository.ts';
 
 /**
  * Administrative operations of the enrollment context (the admin CLI and the demo seed use them).
@@ -12,12 +16,18 @@ import { IdentityRepository } from './repositories/identity.repository.ts';
  */
 export class EnrollmentAdmin {
   private readonly repo: IdentityRepository;
+  private readonly access: AccessRepository;
+  private readonly enrollments: EnrollmentRepository;
+  private readonly programs: ProgramRepository;
 
   constructor(
-    db: Kysely<EnrollmentDb>,
+    private readonly db: Kysely<EnrollmentDb>,
     private readonly notify?: { nc: NatsConnection; prefix: string },
   ) {
     this.repo = new IdentityRepository(db);
+    this.access = new AccessRepository(db);
+    this.enrollments = new EnrollmentRepository(db);
+    this.programs = new ProgramRepository(db);
   }
 
   private changed(user: string): void {
@@ -84,5 +94,102 @@ export class EnrollmentAdmin {
 
   listTokens(user?: string) {
     return this.repo.listTokens(user);
+  }
+
+  /** Opens a course to an organization: its members see it in their catalog and may enroll. */
+  async allowCourse(org: string, course: string): Promise<void> {
+    await this.requireOrg(org);
+    await this.access.allow(org, course);
+  }
+
+  /** Closes a course to an organization (existing enrollments stay). */
+  async disallowCourse(org: string, course: string): Promise<void> {
+    await this.access.disallow(org, course);
+  }
+
+  /** The courses an organization has opened. */
+  coursesOf(org: string): Promise<string[]> {
+    return this.access.coursesOf(org);
+  }
+
+  /**
+   * Assigns a course to a member in the organization's space (mandatory flag, optional ISO
+   * deadline). A self-enrollment in that space becomes the assignment; a new enrollment emits
+   * `enrollment.enrolled` through the outbox. Returns whether the enrollment was created.
+   */
+  async assignCourse(
+    org: string,
+    user: string,
+    course: string,
+    opts: { mandatory?: boolean; deadline?: string | null } = {},
+  ): Promise<{ created: boolean }> {
+    const membership = await this.repo.findMembership(user, org);
+    if (!membership) throw new Error(`${user} is not a member of ${org}`);
+    if (opts.deadline && Number.isNaN(Date.parse(opts.deadline))) throw new Error(`not a date: ${opts.deadline}`);
+    const deadline = opts.deadline ? new Date(opts.deadline).toISOString() : null;
+    return this.db.transaction().execute(async (trx) => {
+      const row = await this.enrollments.assign(trx, {
+        user_id: user,
+        course,
+        org,
+        mandatory: opts.mandatory ?? false,
+        deadline,
+      });
+      if (row.created) {
+        const event: Enrolled = {
+          user,
+          course,
+          space: org,
+          organization: org,
+          self_enrolled: false,
+          at: row.enrolled_at,
+        };
+        await addEvent(trx, ENROLLED, event);
+      }
+      return { created: row.created };
+    });
+  }
+
+  /** Enrollments, optionally filtered by user, organization or course. */
+  listEnrollments(filter: { user?: string; org?: string; course?: string } = {}): Promise<EnrollmentListRow[]> {
+    return this.enrollments.list(filter);
+  }
+
+  /**
+   * Records a student's progress in a course (every space's enrollment). Until the lessons
+   * service reports completion itself, this is how a course becomes completed (program order).
+   */
+  async recordProgress(user: string, course: string, lessonsDone: number, completedAt: string | null): Promise<number> {
+    return this.enrollments.recordProgress(user, course, lessonsDone, completedAt);
+  }
+
+  /** Creates or replaces a program: key, title, whether its courses go in order, the ordered course ids. */
+  async saveProgram(key: string, title: string, ordered: boolean, courses: string[]): Promise<void> {
+    if (!/^[a-z0-9][a-z0-9_-]*$/.test(key)) {
+      throw new Error(`program key must be lowercase letters, digits, - or _: ${key}`);
+    }
+    if (new Set(courses).size !== courses.length) throw new Error(`a course appears twice in program ${key}`);
+    await this.programs.saveProgram({ key, title, ordered, courses });
+  }
+
+  /** Adds a user to a program (ordered programs then lock their later courses for them). */
+  async addProgramMember(program: string, user: string): Promise<void> {
+    if (!(await this.programs.exists(program))) throw new Error(`no such program: ${program}`);
+    if (!(await this.repo.userExists(user))) throw new Error(`no such user: ${user}`);
+    await this.programs.addMember(program, user);
+  }
+
+  /** Removes a user from a program. */
+  async removeProgramMember(program: string, user: string): Promise<void> {
+    await this.programs.removeMember(program, user);
+  }
+
+  /** Every program with its courses and members. */
+  listPrograms(): Promise<ProgramDefinition[]> {
+    return this.programs.list();
+  }
+
+  private async requireOrg(org: string): Promise<void> {
+    if (!(await this.repo.findOrganization(org))) throw new Error(`no such organization: ${org}`);
   }
 }

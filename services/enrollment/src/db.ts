@@ -1,6 +1,16 @@
 import type { ColumnType, Generated } from 'kysely';
 
 type Timestamp = ColumnType<string, string | undefined, string>;
+/** A jsonb column: read parsed, written as JSON text. */
+type Json<T> = ColumnType<T, string, string>;
+
+/** A lesson of a catalog card (the active release), as stored in `catalog.lessons`. */
+export interface CardLesson {
+  id: string;
+  key: string;
+  title: string;
+  chapter: string;
+}
 
 /** Tables of the `enrollment` schema. */
 export interface EnrollmentDb {
@@ -32,5 +42,69 @@ export interface EnrollmentDb {
     expires_at: string | null;
     revoked_at: Timestamp | null;
     created_at: Generated<string>;
+  };
+  catalog: {
+    course: string;
+    revision: number;
+    course_key: string | null;
+    title: string;
+    summary: string;
+    description: string;
+    status: 'draft' | 'upcoming' | 'published';
+    objectives: Json<string[]>;
+    release: string | null;
+    version: number | null;
+    lessons: Json<CardLesson[]>;
+    lessons_total: number;
+    changed_at: string;
+    updated_at: Generated<string>;
+  };
+  org_courses: {
+    course: string;
+    org: string;
+    created_at: Generated<string>;
+  };
+  programs: {
+    key: string;
+    title: string;
+    ordered: boolean;
+    created_at: Generated<string>;
+  };
+  program_courses: {
+    program: string;
+    position: number;
+    course: string;
+  };
+  program_members: {
+    program: string;
+    user_id: string;
+    created_at: Generated<string>;
+  };
+  enrollments: {
+    user_id: string;
+    course: string;
+    space: string;
+    organization: ColumnType<string | null, never, never>;
+    self_enrolled: boolean;
+    mandatory: boolean | null;
+    deadline: string | null;
+    enrolled_at: Generated<string>;
+    lessons_done: Generated<number>;
+    completed_at: string | null;
+  };
+  subscriptions: {
+    user_id: string;
+    course: string;
+    notify: boolean;
+    notified_at: string | null;
+    created_at: Generated<string>;
+    updated_at: Generated<string>;
+  };
+  mail_outbox: {
+    id: Generated<number>;
+    job_id: string;
+    payload: Json<Record<string, unknown>>;
+    created_at: Generated<string>;
+    enqueued_at: string | null;
   };
 }

@@ -85,6 +85,15 @@ export class IdentityRepository {
       .executeTakeFirst();
   }
 
+  /** An organization by name. */
+  async findOrganization(name: string): Promise<{ name: string; title: string; suspended: boolean } | undefined> {
+    return this.db
+      .selectFrom('organizations')
+      .select(['name', 'title', 'suspended'])
+      .where('name', '=', name)
+      .executeTakeFirst();
+  }
+
   async setSelectedSpace(userId: string, space: string): Promise<void> {
     await this.db.updateTable('users').set({ selected_space: space }).where('id', '=', userId).execute();
   }

@@ -1,0 +1,110 @@
+import { ENROLLED, type Enrolled, enroll, ok, refuse } from '@studium/contracts';
+import { addEvent, endpoint, Failure } from '@studium/platform';
+import type { Kysely } from 'kysely';
+import type { EnrollmentDb } from '../db.ts';
+import { programsOf } from '../domain/programs.ts';
+import { resolveSpace } from '../domain/space.ts';
+import type { Identities } from '../identities.ts';
+import type { AccessRepository } from '../repositories/access.repository.ts';
+import type { CatalogRepository } from '../repositories/catalog.repository.ts';
+import type { EnrollmentRepository } from '../repositories/enrollment.repository.ts';
+import type { ProgramRepository } from '../repositories/program.repository.ts';
+
+/** What enroll reads and writes. */
+export interface EnrollDeps {
+  db: Kysely<EnrollmentDb>;
+  identities: Identities;
+  catalog: CatalogRepository;
+  enrollments: EnrollmentRepository;
+  access: AccessRepository;
+  programs: ProgramRepository;
+}
+
+/**
+ * enroll: a self-enrollment in the space. Every refusal is decided before the one write, which
+ * inserts the enrollment and its `enrolled` event in one transaction.
+ */
+export function enrollHandler(deps: EnrollDeps) {
+  return endpoint(enroll, async ({ course, space }, { principal }) => {
+    if (!principal) throw new Failure(401, 'no principal');
+    const me = await deps.identities.fresh(principal.user);
+    if (!me) throw new Failure(401, 'user no longer exists');
+    const resolved = resolveSpace(me.organizations, principal.space, space);
+    if (!resolved.ok) return resolved;
+    const { scope } = resolved;
+
+    const card = await deps.catalog.findCard(course);
+    if (!card || card.status === 'draft') {
+      return refuse(
+        'course_not_published',
+        card ? `Курс «${card.title}» ещё черновик: записаться на него нельзя` : `Курса «${course}» нет в каталоге`,
+        { course },
+      );
+    }
+    if (card.status === 'upcoming') {
+      return refuse(
+        'course_upcoming',
+        `Курс «${card.title}» анонсирован и ещё готовится: вместо записи предложите notify_when_released`,
+        { course },
+      );
+    }
+    if (await deps.enrollments.hasCourse(principal.user, course, scope.courseSpaces)) {
+      return alreadyEnrolled(course, card.title, scope.space);
+    }
+    if (scope.catalogOrgs !== null && !(await deps.access.isAllowed(course, scope.catalogOrgs))) {
+      const org = me.organizations.find((o) => o.name === scope.organization);
+      return refuse(
+        'course_not_allowed',
+        org
+          ? `Курс «${card.title}» не открыт организации «${org.title}»`
+          : `Курс «${card.title}» не открыт ни одной организации ученика`,
+        { course, space: scope.space },
+      );
+    }
+    const { lock } = programsOf(course, await deps.programs.programsFor(principal.user, course));
+    if (lock) {
+      return refuse(
+        'program_order',
+        `Курс «${card.title}» в программе «${lock.program_title}» идёт после курса «${lock.previous.title}»: сначала пройдите его`,
+        { ...lock },
+      );
+    }
+
+    const inserted = await deps.db.transaction().execute(async (trx) => {
+      const at = await deps.enrollments.insert(trx, {
+        user_id: principal.user,
+        course,
+        space: scope.space,
+        self_enrolled: true,
+        mandatory: null,
+        deadline: null,
+      });
+      if (!at) return false;
+      const event: Enrolled = {
+        user: principal.user,
+        course,
+        space: scope.space,
+        organization: scope.organization,
+        self_enrolled: true,
+        at,
+      };
+      await addEvent(trx, ENROLLED, event);
+      return true;
+    });
+    if (!inserted) return alreadyEnrolled(course, card.title, scope.space);
+    const first = card.first_lesson;
+    return ok({
+      course,
+      title: card.title,
+      space: scope.space,
+      first_lesson: first ? { id: first.id, title: first.title } : null,
+    });
+  });
+}
+
+function alreadyEnrolled(course: string, title: string, space: string) {
+  return refuse('already_enrolled', `Ученик уже записан на курс «${title}»: он есть в list_my_courses`, {
+    course,
+    space,
+  });
+}

@@ -1,0 +1,25 @@
+import { notify_when_released, ok, refuse } from '@studium/contracts';
+import { endpoint, Failure } from '@studium/platform';
+import type { CatalogRepository } from '../repositories/catalog.repository.ts';
+import type { SubscriptionRepository } from '../repositories/subscription.repository.ts';
+
+/**
+ * notify_when_released: subscribes to the release e-mail of an announcement, or unsubscribes
+ * (from any course, known or not). Repeating either changes nothing.
+ */
+export function notifyWhenReleasedHandler(catalog: CatalogRepository, subscriptions: SubscriptionRepository) {
+  return endpoint(notify_when_released, async ({ course, notify }, { principal }) => {
+    if (!principal) throw new Failure(401, 'no principal');
+    const wanted = notify ?? true;
+    const card = await catalog.findCard(course);
+    if (wanted && card?.status !== 'upcoming') {
+      const why =
+        card?.status === 'published'
+          ? `Курс «${card.title}» уже открыт: записывайте через enroll`
+          : `Курс «${card?.title ?? course}» не анонсирован: его сняли или его нет`;
+      return refuse('course_not_upcoming', why, { course });
+    }
+    await subscriptions.setNotify(principal.user, course, wanted);
+    return ok({ course, title: card?.title ?? course, notify: wanted });
+  });
+}

@@ -1,0 +1,39 @@
+import type { OutputOf, whoami } from '@studium/contracts';
+import type { IdentityCache } from './domain/identity-cache.ts';
+import type { IdentityRepository } from './repositories/identity.repository.ts';
+
+/** What whoami returns: the account, its organizations and the effective space. */
+export type Identity = OutputOf<typeof whoami>;
+
+/**
+ * Identity reads behind the per-replica cache: whoami and the hot list tools (list_catalog,
+ * list_my_courses) need the user's organizations, and every change to them is announced
+ * (principal_changed), so the lists cost one query, not two.
+ */
+export class Identities {
+  constructor(
+    private readonly repo: IdentityRepository,
+    private readonly cache: IdentityCache<Identity>,
+  ) {}
+
+  /** The user's identity, from the cache or the database; undefined when the user no longer exists. */
+  async get(user: string): Promise<Identity | undefined> {
+    const cached = this.cache.get(user);
+    if (cached) return cached;
+    const row = await this.repo.findUserWithOrgs(user);
+    if (!row) return undefined;
+    const data = { user: row.id, full_name: row.full_name, organizations: row.organizations, space: row.space };
+    this.cache.set(user, data);
+    return data;
+  }
+
+  /** The identity straight from the database (writes check access against the current state). */
+  async fresh(user: string): Promise<Identity | undefined> {
+    this.cache.forget(user);
+    return this.get(user);
+  }
+
+  forget(user: string): void {
+    this.cache.forget(user);
+  }
+}

@@ -1,0 +1,191 @@
+import { type Kysely, sql, type Transaction } from 'kysely';
+import type pg from 'pg';
+import type { EnrollmentDb } from '../db.ts';
+import type { ProgramRow } from '../domain/programs.ts';
+import { queryPrepared } from './prepared.ts';
+import { programsJson } from './program.repository.ts';
+
+/** One of the student's courses in a space, with progress and programs. */
+export interface MyCourseRow {
+  course: string;
+  space: string;
+  title: string;
+  organization: string | null;
+  self_enrolled: boolean;
+  mandatory: boolean | null;
+  deadline: string | null;
+  overdue: boolean;
+  lessons_total: number;
+  lessons_done: number;
+  completed: boolean;
+  next_lesson: { id: string; title: string } | null;
+  /** Programs that contain the course; null when none. */
+  programs: ProgramRow[] | null;
+}
+
+/** A new enrollment. */
+export interface NewEnrollment {
+  user_id: string;
+  course: string;
+  space: string;
+  self_enrolled: boolean;
+  mandatory: boolean | null;
+  deadline: string | null;
+}
+
+/** An enrollment as the admin lists it. */
+export interface EnrollmentListRow {
+  user_id: string;
+  course: string;
+  space: string;
+  organization: string | null;
+  self_enrolled: boolean;
+  mandatory: boolean | null;
+  deadline: string | null;
+  enrolled_at: string;
+  lessons_done: number;
+  completed_at: string | null;
+}
+
+/** All SQL of enrollments. */
+export class EnrollmentRepository {
+  constructor(
+    private readonly db: Kysely<EnrollmentDb>,
+    /** When given, the hot list query runs as a prepared statement on it. */
+    private readonly pool?: pg.Pool,
+  ) {}
+
+  /**
+   * The student's courses in the given spaces, one row per course (in the personal space an
+   * organization's assignment wins over a self-enrollment: it carries mandatory and deadline),
+   * with card and progress, in one prepared query.
+   */
+  async listMine(user: string, spaces: string[]): Promise<MyCourseRow[]> {
+    const one = this.db
+      .selectFrom('enrollments as e')
+      .leftJoin('catalog as c', 'c.course', 'e.course')
+      .distinctOn('e.course')
+      .select([
+        'e.course',
+        'e.space',
+        sql<string>`coalesce(c.title, e.course)`.as('title'),
+        'e.organization',
+        'e.self_enrolled',
+        'e.mandatory',
+        'e.deadline',
+        'e.enrolled_at',
+        sql<boolean>`(e.deadline is not null and e.deadline < now() and e.completed_at is null)`.as('overdue'),
+        sql<number>`coalesce(c.lessons_total, 0)`.as('lessons_total'),
+        'e.lessons_done',
+        sql<boolean>`(e.completed_at is not null)`.as('completed'),
+        sql<
+          MyCourseRow['next_lesson']
+        >`case when e.completed_at is null and e.lessons_done < coalesce(c.lessons_total, 0)
+          then jsonb_build_object('id', c.lessons -> e.lessons_done ->> 'id', 'title', c.lessons -> e.lessons_done ->> 'title')
+          end`.as('next_lesson'),
+        programsJson(user, sql.ref('e.course')).as('programs'),
+      ])
+      .where('e.user_id', '=', user)
+      .where(sql<boolean>`e.space = any(${spaces}::text[])`)
+      .orderBy('e.course')
+      .orderBy('e.self_enrolled')
+      .orderBy(sql`e.mandatory desc nulls last`)
+      .orderBy(sql`e.deadline nulls last`)
+      .orderBy('e.enrolled_at');
+    const query = this.db
+      .selectFrom(one.as('m'))
+      .selectAll()
+      .orderBy('m.completed')
+      .orderBy(sql`m.deadline nulls last`)
+      .orderBy('m.enrolled_at', 'desc')
+      .orderBy('m.course');
+    return this.pool ? queryPrepared(this.pool, query) : query.execute();
+  }
+
+  /** True when the student has the course in one of these spaces. */
+  async hasCourse(user: string, course: string, spaces: string[]): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('enrollments')
+      .select('course')
+      .where('user_id', '=', user)
+      .where('course', '=', course)
+      .where('space', 'in', spaces)
+      .executeTakeFirst();
+    return !!row;
+  }
+
+  /** Inserts a self-enrollment; false when the row already exists (a concurrent enroll won). */
+  async insert(trx: Transaction<EnrollmentDb>, e: NewEnrollment): Promise<string | null> {
+    const row = await trx
+      .insertInto('enrollments')
+      .values(e)
+      .onConflict((oc) => oc.doNothing())
+      .returning('enrolled_at')
+      .executeTakeFirst();
+    return row?.enrolled_at ?? null;
+  }
+
+  /** An organization's assignment: creates the enrollment or turns a self-enrollment into an assignment. */
+  async assign(
+    trx: Transaction<EnrollmentDb>,
+    a: { user_id: string; course: string; org: string; mandatory: boolean; deadline: string | null },
+  ): Promise<{ created: boolean; enrolled_at: string }> {
+    const row = await trx
+      .insertInto('enrollments')
+      .values({
+        user_id: a.user_id,
+        course: a.course,
+        space: a.org,
+        self_enrolled: false,
+        mandatory: a.mandatory,
+        deadline: a.deadline,
+      })
+      .onConflict((oc) =>
+        oc
+          .columns(['user_id', 'course', 'space'])
+          .doUpdateSet({ self_enrolled: false, mandatory: a.mandatory, deadline: a.deadline }),
+      )
+      .returning(['enrolled_at', sql<boolean>`(xmax = 0)`.as('created')])
+      .executeTakeFirstOrThrow();
+    return row;
+  }
+
+  /**
+   * Progress of a course reported by lessons (shared across spaces: every enrollment of the
+   * user in the course gets it). The hook for the lessons service's completion events.
+   */
+  async recordProgress(user: string, course: string, lessonsDone: number, completedAt: string | null): Promise<number> {
+    const res = await this.db
+      .updateTable('enrollments')
+      .set({ lessons_done: lessonsDone, completed_at: completedAt })
+      .where('user_id', '=', user)
+      .where('course', '=', course)
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows);
+  }
+
+  /** Enrollments filtered by user, organization and course (admin). */
+  async list(filter: { user?: string; org?: string; course?: string } = {}): Promise<EnrollmentListRow[]> {
+    let q = this.db
+      .selectFrom('enrollments')
+      .select([
+        'user_id',
+        'course',
+        'space',
+        'organization',
+        'self_enrolled',
+        'mandatory',
+        'deadline',
+        'enrolled_at',
+        'lessons_done',
+        'completed_at',
+      ])
+      .orderBy('user_id')
+      .orderBy('course')
+      .orderBy('space');
+    if (filter.user) q = q.where('user_id', '=', filter.user);
+    if (filter.org) q = q.where('organization', '=', filter.org);
+    if (filter.course) q = q.where('course', '=', filter.course);
+    return q.execute();
+  }
+}

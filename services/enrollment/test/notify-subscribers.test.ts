@@ -1,0 +1,134 @@
+import { notify_when_released, notifySubscribers, SUBSCRIPTION_NOTIFIED } from '@studium/contracts';
+import { streamNames } from '@studium/platform';
+import { createTestEnv, eventually, type TestEnv } from '@studium/testing';
+import { Queue } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { releaseMailQueueName } from '../src/app.ts';
+import { card, seedCards } from './support/cards.ts';
+import { startEnrollmentService, student } from './support/service.ts';
+
+let env: TestEnv;
+let svc: Awaited<ReturnType<typeof startEnrollmentService>>;
+let queue: Queue;
+
+beforeAll(async () => {
+  env = await createTestEnv('notify-subscribers');
+  svc = await startEnrollmentService(env);
+  queue = new Queue(releaseMailQueueName(env.prefix), { connection: { url: env.redisUrl } });
+  for (const [id, name] of [
+    ['ann@t', 'Анна'],
+    ['bob@t', 'Борис'],
+    ['cat@t', 'Катя'],
+    ['dan@t', 'Данила'],
+  ]) {
+    await svc.admin.upsertUser(id, name, ['Student']);
+  }
+  await seedCards(env, svc.db, [
+    card('soon', { status: 'upcoming' }),
+    card('later', { status: 'upcoming' }),
+    card('open'),
+    card('draft', { status: 'draft' }),
+  ]);
+});
+
+afterAll(async () => {
+  await queue?.obliterate({ force: true }).catch(() => {});
+  await queue?.close();
+  await svc?.close();
+  await env?.cleanup();
+});
+
+const subscribe = (user: string, course: string, notify?: boolean) =>
+  env.bus.request(notify_when_released, student(user), notify === undefined ? { course } : { course, notify });
+
+describe('notify_when_released', () => {
+  it('subscribes to an announcement; repeating changes nothing', async () => {
+    expect(await subscribe('ann@t', 'soon')).toEqual({
+      ok: true,
+      data: { course: 'soon', title: 'Курс soon', notify: true },
+    });
+    expect(await subscribe('ann@t', 'soon', true)).toEqual({
+      ok: true,
+      data: { course: 'soon', title: 'Курс soon', notify: true },
+    });
+  });
+
+  it('refuses course_not_upcoming for an open course, a draft and an unknown course', async () => {
+    const open = await subscribe('ann@t', 'open');
+    expect(open).toMatchObject({ ok: false, error: { code: 'course_not_upcoming', course: 'open' } });
+    if (!open.ok) expect(open.error.message).toContain('enroll');
+    expect(await subscribe('ann@t', 'draft')).toMatchObject({ ok: false, error: { code: 'course_not_upcoming' } });
+    expect(await subscribe('ann@t', 'nope')).toMatchObject({ ok: false, error: { code: 'course_not_upcoming' } });
+  });
+
+  it('unsubscribes from any course, known or not', async () => {
+    await subscribe('cat@t', 'soon');
+    expect(await subscribe('cat@t', 'soon', false)).toEqual({
+      ok: true,
+      data: { course: 'soon', title: 'Курс soon', notify: false },
+    });
+    expect(await subscribe('cat@t', 'nope', false)).toEqual({
+      ok: true,
+      data: { course: 'nope', title: 'nope', notify: false },
+    });
+  });
+});
+
+describe('notify_subscribers', () => {
+  it('notifies each pending subscriber once, queues one mail job each and emits subscription_notified', async () => {
+    await subscribe('bob@t', 'soon');
+    await subscribe('dan@t', 'later');
+    const args = { course: 'soon', title: 'Курс soon', summary: 'О чём курс' };
+    expect(await env.bus.request(notifySubscribers, null, args)).toEqual({ ok: true, data: { notified: 2 } });
+    expect(await env.bus.request(notifySubscribers, null, args)).toEqual({ ok: true, data: { notified: 0 } });
+
+    const subs = await svc.db
+      .selectFrom('subscriptions')
+      .select(['user_id', 'notified_at'])
+      .where('course', '=', 'soon')
+      .orderBy('user_id')
+      .execute();
+    expect(subs.map((s) => [s.user_id, s.notified_at !== null])).toEqual([
+      ['ann@t', true],
+      ['bob@t', true],
+      ['cat@t', false],
+    ]);
+
+    await svc.app.flush();
+    const job = await eventually(async () => {
+      const j = await queue.getJob('release-mail:soon:ann@t');
+      if (!j) throw new Error('job not queued yet');
+      return j;
+    });
+    expect(job.data).toEqual({
+      to: 'ann@t',
+      full_name: 'Анна',
+      course: 'soon',
+      title: 'Курс soon',
+      summary: 'О чём курс',
+    });
+    expect(job.opts).toMatchObject({ attempts: 5, backoff: { type: 'exponential', delay: 100 } });
+    expect(await queue.getJob('release-mail:soon:bob@t')).toBeDefined();
+    expect(await queue.getJobCounts('waiting', 'delayed', 'active', 'completed', 'failed')).toMatchObject({
+      waiting: 2,
+    });
+
+    const jsm = await env.nc.jetstreamManager();
+    const names = streamNames(env.prefix);
+    const info = await eventually(async () => {
+      const i = await jsm.streams.info(names.stream, { subjects_filter: names.subject(SUBSCRIPTION_NOTIFIED) });
+      if (i.state.subjects?.[names.subject(SUBSCRIPTION_NOTIFIED)] !== 2) throw new Error('events not published yet');
+      return i;
+    });
+    expect(info.state.subjects).toEqual({ [names.subject(SUBSCRIPTION_NOTIFIED)]: 2 });
+  });
+
+  it('hands a pending mail row to the queue again without a second job (deterministic jobId)', async () => {
+    // As after a crash between the add and the commit: the row is still pending, the job exists.
+    await svc.db.updateTable('mail_outbox').set({ enqueued_at: null }).execute();
+    await svc.app.flush();
+    expect(await queue.getJobCounts('waiting')).toEqual({ waiting: 2 });
+    const pending = await svc.db.selectFrom('mail_outbox').select('id').where('enqueued_at', 'is', null).execute();
+    expect(pending).toEqual([]);
+  });
+});
