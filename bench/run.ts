@@ -38,7 +38,8 @@ try {
   children.push(enrollment.child);
   const edge = await spawnTs(
     'services/edge/src/main.ts',
-    env, /Server listening at http:\/\/127\.0\.0\.1:(\d+)/,
+    env,
+    /Server listening at http:\/\/127\.0\.0\.1:(\d+)/,
     process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [],
   );
   children.push(edge.child);

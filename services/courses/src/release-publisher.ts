@@ -1,6 +1,6 @@
 import { ok, type Release, refuse } from '@studium/contracts';
-import { newId } from './domain/ids.ts';
 import { releaseWarnings } from '@studium/release';
+import { newId } from './domain/ids.ts';
 import { lessonChanges } from './domain/release-diff.ts';
 import { lessonsOf } from './domain/release-index.ts';
 import { courseNotFound } from './refusals.ts';

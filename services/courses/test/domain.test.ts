@@ -1,8 +1,8 @@
+import { releaseWarnings } from '@studium/release';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../src/domain/canonical.ts';
 import { missingLabel, parseTarget } from '../src/domain/note-target.ts';
 import { notePlace } from '../src/domain/note-view.ts';
-import { releaseWarnings } from '@studium/release';
 import { releaseProblems } from '../src/domain/release-checks.ts';
 import { lessonChanges } from '../src/domain/release-diff.ts';
 import { indexRelease } from '../src/domain/release-index.ts';

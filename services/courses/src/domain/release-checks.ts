@@ -49,5 +49,3 @@ export function releaseProblems(release: Release): string[] {
   }
   return problems;
 }
-
-
