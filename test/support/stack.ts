@@ -10,6 +10,7 @@ import {
   createApp as createEnrollment,
   MIGRATIONS as ENROLLMENT_MIGRATIONS,
 } from '../../services/enrollment/src/app.ts';
+import { EnrollmentConfig } from '../../services/enrollment/src/config.ts';
 import type { EnrollmentDb } from '../../services/enrollment/src/db.ts';
 
 const EDGE_MIGRATIONS = new URL('../../services/edge/migrations', import.meta.url).pathname;
@@ -19,7 +20,13 @@ export async function startEnrollment(env: TestEnv) {
   const database = openDatabase<EnrollmentDb>(env.databaseUrl, 'enrollment', 4);
   await migrate(database.pool, 'enrollment', [PLATFORM_MIGRATIONS, ENROLLMENT_MIGRATIONS]);
   const bus = createBus(env.nc, { prefix: env.prefix, timeoutMs: 3000, log: env.log });
-  let app: App | null = await createEnrollment({ bus, nc: env.nc, database, log: env.log, config: {} as never });
+  const config = EnrollmentConfig.parse({
+    SUBJECT_PREFIX: env.prefix,
+    REDIS_URL: env.redisUrl,
+    MAIL_BACKOFF_MS: '100',
+    MAIL_RELAY_INTERVAL_MS: '200',
+  });
+  let app: App | null = await createEnrollment({ bus, nc: env.nc, database, log: env.log, config });
   const admin = new EnrollmentAdmin(database.db, { nc: env.nc, prefix: env.prefix });
   return {
     database,
@@ -30,7 +37,7 @@ export async function startEnrollment(env: TestEnv) {
       app = null;
     },
     async restart() {
-      if (!app) app = await createEnrollment({ bus, nc: env.nc, database, log: env.log, config: {} as never });
+      if (!app) app = await createEnrollment({ bus, nc: env.nc, database, log: env.log, config });
     },
     async close() {
       await app?.stop();
