@@ -1,8 +1,10 @@
 // `npm start`: local NATS/PostgreSQL/Redis → migrations → demo data → every service → how to connect.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
   BaseConfig,
+  createBus,
   createLogger,
   ensureDatabase,
   loadConfig,
@@ -12,9 +14,11 @@ import {
 } from '@studium/platform';
 import { connect } from 'nats';
 import { z } from 'zod';
+import { EnrollmentAdmin } from '../services/enrollment/src/admin.ts';
 import { MIGRATIONS as ENROLLMENT_MIGRATIONS } from '../services/enrollment/src/app.ts';
 import type { EnrollmentDb } from '../services/enrollment/src/db.ts';
 import { seedDemo } from './demo.ts';
+import { publishDemoCourses } from './demo-courses.ts';
 import { ensureServices } from './ensure-services.ts';
 import { SERVICES } from './services.ts';
 
@@ -48,6 +52,7 @@ for (const svc of SERVICES) {
       ...process.env,
       ...(svc.healthPort ? { HEALTH_PORT: String(svc.healthPort) } : {}),
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+      MAIL_DIR: process.env.MAIL_DIR ?? resolve(root, config.STUDIUM_HOME, 'mail'),
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
@@ -75,13 +80,32 @@ for (;;) {
   await new Promise((r) => setTimeout(r, 250));
 }
 
-const tokens = (await import(tokensFile, { with: { type: 'json' } })).default as Record<string, string>;
+// The demo course goes in the way a curator publishes one: pipeline, then publish_course.
+{
+  const nc = await connect({ servers: config.NATS_URL });
+  const bus = createBus(nc, { prefix: config.SUBJECT_PREFIX, timeoutMs: 30_000, log });
+  const database = openDatabase<EnrollmentDb>(config.DATABASE_URL, 'enrollment', 2);
+  try {
+    const admin = new EnrollmentAdmin(database.db, { nc, prefix: config.SUBJECT_PREFIX });
+    const courses = await publishDemoCourses(bus, admin, resolve(root, 'examples'));
+    console.log(`Demo courses: ${[...courses.keys()].join(', ')}`);
+  } catch (err) {
+    log.error({ err }, 'publishing the demo courses failed');
+    await stop(1);
+  } finally {
+    await nc.drain();
+    await database.close();
+  }
+}
+
+const tokens = JSON.parse(readFileSync(tokensFile, 'utf8')) as Record<string, string>;
 console.log(`
 Studium is running.
 
   Student MCP endpoint   ${base}/mcp
   Curator MCP endpoint   ${base}/authoring
   Health                 ${base}/healthz   ${base}/readyz   ${base}/metrics
+  Mail (no SMTP_URL)     ${resolve(root, config.STUDIUM_HOME, 'mail')}  (.eml files)
   Demo tokens            ${tokensFile}
 ${Object.entries(tokens)
   .map(([name, t]) => `    ${name.padEnd(9)} ${t}`)
