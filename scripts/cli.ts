@@ -20,6 +20,15 @@ const USAGE = `studium admin CLI
                                                    print a new API token (shown once)
   token revoke <token-id>
   token list [login]
+  course allow <org> <course id> | course disallow <org> <course id>
+                                                   open or close a course to an organization
+  course assign <org> <login> <course id> [--mandatory] [--deadline ISO-8601]
+                                                   assign a course to a member of an organization
+  enrollments [--user LOGIN] [--org ORG] [--course ID]
+  program save <key> <title> <course id>... [--ordered]
+                                                   create or replace a program (a chain of courses)
+  program member <key> <login> | program remove-member <key> <login>
+  programs
   audit [--limit N]                                recent access violations seen by the edge
   release build <map-dir> [--out FILE]             validate a course map and build its release (digest, warnings)
   release publish <map-dir|release.json> [--attach <course id>]
@@ -41,6 +50,12 @@ const { values, positionals } = parseArgs({
     expires: { type: 'string' },
     label: { type: 'string' },
     limit: { type: 'string' },
+    mandatory: { type: 'boolean' },
+    deadline: { type: 'string' },
+    ordered: { type: 'boolean' },
+    user: { type: 'string' },
+    org: { type: 'string' },
+    course: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -108,6 +123,43 @@ try {
       break;
     case 'token list':
       console.table(await admin.listTokens(rest[0]));
+      break;
+    case 'course allow':
+    case 'course disallow':
+      need(2, `course ${action} <org> <course id>`);
+      if (action === 'allow') await admin.allowCourse(rest[0], rest[1]);
+      else await admin.disallowCourse(rest[0], rest[1]);
+      console.log(`course ${rest[1]} ${action === 'allow' ? 'opened to' : 'closed to'} ${rest[0]}`);
+      break;
+    case 'course assign': {
+      need(3, 'course assign <org> <login> <course id> [--mandatory] [--deadline ISO-8601]');
+      const r = await admin.assignCourse(rest[0], rest[1], rest[2], {
+        mandatory: values.mandatory ?? false,
+        deadline: values.deadline ?? null,
+      });
+      console.log(`${rest[2]} ${r.created ? 'assigned to' : 'updated for'} ${rest[1]} in ${rest[0]}`);
+      break;
+    }
+    case 'enrollments':
+      console.table(await admin.listEnrollments({ user: values.user, org: values.org, course: values.course }));
+      break;
+    case 'program save':
+      need(3, 'program save <key> <title> <course id>... [--ordered]');
+      await admin.saveProgram(rest[0], rest[1], values.ordered ?? false, rest.slice(2));
+      console.log(`program ${rest[0]} saved`);
+      break;
+    case 'program member':
+      need(2, 'program member <key> <login>');
+      await admin.addProgramMember(rest[0], rest[1]);
+      console.log(`${rest[1]} joined program ${rest[0]}`);
+      break;
+    case 'program remove-member':
+      need(2, 'program remove-member <key> <login>');
+      await admin.removeProgramMember(rest[0], rest[1]);
+      console.log(`${rest[1]} left program ${rest[0]}`);
+      break;
+    case 'programs':
+      console.table(await admin.listPrograms());
       break;
     case 'audit': {
       const edge = openDatabase<EdgeDb & { audit_log: { at: string } }>(config.DATABASE_URL, 'edge', 1);
