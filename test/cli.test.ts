@@ -1,0 +1,81 @@
+import { execFile } from 'node:child_process';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { list_my_courses, whoami } from '@studium/contracts';
+import { createTestEnv, eventually, type TestEnv } from '@studium/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEnrollment } from './support/stack.ts';
+
+// The admin CLI as an operator runs it: a separate process against the same database and NATS.
+const run = promisify(execFile);
+const root = resolve(import.meta.dirname, '..');
+let env: TestEnv;
+let enrollment: Awaited<ReturnType<typeof startEnrollment>>;
+
+async function cli(...args: string[]): Promise<string> {
+  const { stdout } = await run(resolve(root, 'node_modules/.bin/tsx'), [resolve(root, 'scripts/cli.ts'), ...args], {
+    env: { ...process.env, DATABASE_URL: env.databaseUrl, SUBJECT_PREFIX: env.prefix, NATS_URL: env.natsUrl },
+  });
+  return stdout;
+}
+
+beforeAll(async () => {
+  env = await createTestEnv('cli');
+  enrollment = await startEnrollment(env);
+});
+
+afterAll(async () => {
+  await enrollment?.close();
+  await env?.cleanup();
+});
+
+describe('admin CLI', () => {
+  it('creates people and organizations, issues a token, assigns a course', async () => {
+    await cli('user', 'add', 'olga@test', 'Ольга', 'Тестова', '--role', 'Student');
+    await cli('org', 'add', 'globex', 'Глобекс');
+    await cli('member', 'add', 'globex', 'olga@test');
+    const issued = await cli('token', 'issue', 'olga@test', '--scope', 'read');
+    expect(issued).toMatch(/^token id tok_[0-9a-f]+\nstu_\S+\n$/);
+    await cli('course', 'allow', 'globex', 'crs_demo');
+    await cli('course', 'assign', 'globex', 'olga@test', 'crs_demo', '--mandatory', '--deadline', '2030-01-01');
+    const rows = await enrollment.admin.listEnrollments({ user: 'olga@test' });
+    expect(rows).toMatchObject([{ course: 'crs_demo', space: 'globex', mandatory: true, self_enrolled: false }]);
+    const principal = {
+      user: 'olga@test',
+      full_name: 'Ольга Тестова',
+      roles: ['Student'],
+      scope: 'write' as const,
+      space: 'globex',
+    };
+    const who = await env.bus.request(whoami, principal, {});
+    expect(who.ok && who.data.organizations).toEqual([
+      { name: 'globex', title: 'Глобекс', role: 'member', suspended: false },
+    ]);
+    const mine = await env.bus.request(list_my_courses, principal, { space: 'globex' });
+    expect(mine.ok).toBe(true);
+  });
+
+  it('suspending an organization reaches the running service at once', async () => {
+    const principal = {
+      user: 'olga@test',
+      full_name: 'Ольга Тестова',
+      roles: ['Student'],
+      scope: 'write' as const,
+      space: 'personal',
+    };
+    await env.bus.request(whoami, principal, {}); // warm the identity cache
+    await cli('org', 'suspend', 'globex');
+    await eventually(async () => {
+      const who = await env.bus.request(whoami, principal, {});
+      if (!who.ok || !who.data.organizations[0]?.suspended) throw new Error('still cached');
+    }, 5000);
+  });
+
+  it('refuses bad input with a message and a non-zero exit', async () => {
+    await expect(cli('member', 'add', 'globex')).rejects.toMatchObject({ code: 1 });
+    await expect(cli('token', 'issue', 'nobody@test')).rejects.toMatchObject({
+      stderr: expect.stringContaining('no such user'),
+    });
+    await expect(cli('frobnicate')).rejects.toMatchObject({ code: 1 });
+  });
+});
