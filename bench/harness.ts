@@ -17,10 +17,17 @@ export function spawnTs(
   });
   return new Promise((resolvePromise, reject) => {
     let out = '';
+    let started = false;
+    // Output is kept until the ready line (for the error if the child dies first), then drained.
     const onData = (chunk: Buffer) => {
+      if (started) return;
       out += chunk.toString();
       const match = out.match(ready);
-      if (match) resolvePromise({ child, match });
+      if (match) {
+        started = true;
+        out = '';
+        resolvePromise({ child, match });
+      }
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);
@@ -28,10 +35,16 @@ export function spawnTs(
   });
 }
 
+// The client transport hands one long-lived AbortSignal to every POST, and undici keeps an abort
+// listener on it until that request is garbage-collected: past 1500 of them each call would also
+// build and print a MaxListenersExceededWarning. The bench never aborts a call, so send no signal.
+const fetchWithoutSignal: typeof fetch = (input, init) => fetch(input, { ...init, signal: undefined });
+
+/** An SDK 2.x client over Streamable HTTP, as an agent connects (with a bearer token when given). */
 export async function connect(url: string, token?: string): Promise<Client> {
   const client = new Client({ name: 'bench', version: '1.0.0' });
   const requestInit = token ? { headers: { Authorization: `Bearer ${token}` } } : undefined;
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit }));
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit, fetch: fetchWithoutSignal }));
   return client;
 }
 

@@ -1,46 +1,75 @@
-// `npm run bench`: the edge's whoami against a bare SDK server's no-op tool, 1 and 64 calls in flight.
+// `npm run bench`: the edge's whoami against a bare SDK server's no-op tool (1 and 64 calls in
+// flight), and list_catalog / list_my_courses through the edge for a student with 200 courses in
+// the catalog, against whoami. The enrollment rows are the same three tools over NATS alone, to
+// tell the edge's share from the service's.
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { dropDatabase, ensureDatabase, migrate, openDatabase, PLATFORM_MIGRATIONS } from '@studium/platform';
+import { list_catalog, list_my_courses, type Principal, resolveToken, whoami } from '@studium/contracts';
+import {
+  createBus,
+  createLogger,
+  dropDatabase,
+  ensureDatabase,
+  migrate,
+  openDatabase,
+  PLATFORM_MIGRATIONS,
+  streamNames,
+} from '@studium/platform';
+import { connect as natsConnect } from 'nats';
 import { ensureServices } from '../scripts/ensure-services.ts';
 import { EnrollmentAdmin } from '../services/enrollment/src/admin.ts';
 import { MIGRATIONS } from '../services/enrollment/src/app.ts';
 import type { EnrollmentDb } from '../services/enrollment/src/db.ts';
+import { seedCatalog, seedStudent } from './catalog.ts';
 import { connect, measure, measureInterleaved, type Stats, spawnTs } from './harness.ts';
 
 const WARMUP = 500;
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 2000);
 const CONCURRENT = Number(process.env.BENCH_CONCURRENT ?? 6000);
+const COURSES = 200;
+const ASSIGNED = 20;
+const USER = 'bench@studium';
 
 await ensureServices();
 const id = randomBytes(4).toString('hex');
+const prefix = `bench${id}`;
 const databaseUrl = `postgres://postgres@127.0.0.1:5432/studium_bench_${id}`;
 await ensureDatabase(databaseUrl);
+const nc = await natsConnect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
 const children: ChildProcess[] = [];
 try {
   const database = openDatabase<EnrollmentDb>(databaseUrl, 'enrollment', 2);
   await migrate(database.pool, 'enrollment', [PLATFORM_MIGRATIONS, MIGRATIONS]);
   const admin = new EnrollmentAdmin(database.db);
   await admin.upsertOrganization('acme', 'Акме');
-  await admin.upsertUser('bench@studium', 'Бенч Бенчев', ['Student']);
-  await admin.addMember('acme', 'bench@studium', 'member');
-  const { token } = await admin.issueToken('bench@studium');
-  await database.close();
+  await admin.upsertUser(USER, 'Бенч Бенчев', ['Student']);
+  await admin.addMember('acme', USER, 'member');
+  const { token } = await admin.issueToken(USER);
 
   const env = {
     DATABASE_URL: databaseUrl,
-    SUBJECT_PREFIX: `bench${id}`,
+    SUBJECT_PREFIX: prefix,
     LOG_LEVEL: 'info',
     PORT: '0',
     RATE_LIMIT_PER_MINUTE: '100000000',
   };
-  const enrollment = await spawnTs('services/enrollment/src/main.ts', env, /service started/);
+  const profile = (dir: string | undefined) => (dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []);
+  const enrollment = await spawnTs(
+    'services/enrollment/src/main.ts',
+    env,
+    /service started/,
+    profile(process.env.BENCH_ENROLLMENT_PROFILE_DIR),
+  );
   children.push(enrollment.child);
+  await seedCatalog({ nc, prefix, db: database.db, admin, org: 'acme', courses: COURSES });
+  await seedStudent(admin, 'acme', USER, ASSIGNED);
+  await database.close();
+
   const edge = await spawnTs(
     'services/edge/src/main.ts',
     env,
     /Server listening at http:\/\/127\.0\.0\.1:(\d+)/,
-    process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [],
+    profile(process.env.BENCH_PROFILE_DIR),
   );
   children.push(edge.child);
   const bare = await spawnTs('bench/bare-server.ts', {}, /READY (\d+)/);
@@ -48,26 +77,62 @@ try {
 
   const edgeClient = await connect(`http://127.0.0.1:${edge.match[1]}/mcp`, token);
   const bareClient = await connect(`http://127.0.0.1:${bare.match[1]}/`);
-  const whoami = () => edgeClient.callTool({ name: 'whoami', arguments: {} });
+  const call = (name: string) => () => edgeClient.callTool({ name, arguments: {} });
   const noop = () => bareClient.callTool({ name: 'noop', arguments: {} });
+  const bus = createBus(nc, { prefix, timeoutMs: 5000, log: createLogger('bench', 'silent') });
+  const resolved = await bus.request(resolveToken, null, { token });
+  if (!resolved.ok) throw new Error(`token not resolved: ${resolved.error.code}`);
+  const principal = (resolved.data as { principal: Principal }).principal;
+  const overBus = (contract: typeof whoami | typeof list_catalog | typeof list_my_courses) => async () => {
+    const reply = await bus.request(contract, principal, {});
+    return reply.ok ? {} : { isError: true, error: reply.error };
+  };
 
-  const cases = [noop, whoami];
-  for (const call of cases) await measure(call, WARMUP, 8);
-  const [bare1, edge1] = await measureInterleaved(cases, SEQUENTIAL, 1);
-  const [bare64, edge64] = await measureInterleaved(cases, CONCURRENT, 64, 4);
-  const rows: Array<[string, Stats]> = [
-    ['bare no-op, 1 in flight', bare1],
-    ['edge whoami, 1 in flight', edge1],
-    ['bare no-op, 64 in flight', bare64],
-    ['edge whoami, 64 in flight', edge64],
+  // How many courses each list shows, and how large each result is.
+  const results = (await Promise.all([
+    noop(),
+    ...['whoami', 'list_catalog', 'list_my_courses'].map((n) => call(n)()),
+  ])) as Array<{
+    structuredContent?: { data?: { courses?: unknown[] } };
+  }>;
+  const bytes = results.map((r) => Buffer.byteLength(JSON.stringify(r)));
+  const [catalogN, mineN] = results.slice(2).map((r) => r.structuredContent?.data?.courses?.length ?? 0);
+
+  const cases: Array<[string, () => Promise<unknown>]> = [
+    ['bare no-op', noop],
+    ['edge whoami', call('whoami')],
+    [`edge list_catalog (${COURSES} in catalog, ${catalogN} listed)`, call('list_catalog')],
+    [`edge list_my_courses (${mineN} courses)`, call('list_my_courses')],
+    ['enrollment whoami over NATS', overBus(whoami)],
+    ['enrollment list_catalog over NATS', overBus(list_catalog)],
+    ['enrollment list_my_courses over NATS', overBus(list_my_courses)],
   ];
-  console.log('\n| case | p50 ms | p99 ms | calls/s |\n|---|---:|---:|---:|');
-  for (const [name, s] of rows)
-    console.log(`| ${name} | ${s.p50.toFixed(2)} | ${s.p99.toFixed(2)} | ${s.perSecond.toFixed(0)} |`);
-  const p50Ratio = edge1.p50 / bare1.p50;
-  const rpsRatio = edge64.perSecond / bare64.perSecond;
-  console.log(`\nwhoami p50 / no-op p50 = ${p50Ratio.toFixed(2)} (target ≤ 1.5)`);
-  console.log(`whoami calls/s at 64 / no-op calls/s at 64 = ${rpsRatio.toFixed(2)} (target ≥ 0.7)`);
+  for (const [, c] of cases) await measure(c, WARMUP, 8);
+  const one = await measureInterleaved(
+    cases.map(([, c]) => c),
+    SEQUENTIAL,
+    1,
+  );
+  const [bare64, edge64] = await measureInterleaved([noop, call('whoami')], CONCURRENT, 64, 4);
+
+  const rows: Array<[string, Stats, number | undefined]> = [
+    ...cases.map(([name], i): [string, Stats, number | undefined] => [`${name}, 1 in flight`, one[i], bytes[i]]),
+    ['bare no-op, 64 in flight', bare64, bytes[0]],
+    ['edge whoami, 64 in flight', edge64, bytes[1]],
+  ];
+  console.log('\n| case | p50 ms | p99 ms | calls/s | result bytes |\n|---|---:|---:|---:|---:|');
+  for (const [name, s, size] of rows) {
+    const cells = [s.p50.toFixed(2), s.p99.toFixed(2), s.perSecond.toFixed(0), size ?? ''];
+    console.log(`| ${name} | ${cells.join(' | ')} |`);
+  }
+  const [bare1, edge1, catalog1, mine1] = one;
+  const ratio = (a: number, b: number) => (a / b).toFixed(2);
+  console.log(`\nwhoami p50 / no-op p50 = ${ratio(edge1.p50, bare1.p50)} (target ≤ 1.5)`);
+  console.log(
+    `whoami calls/s at 64 / no-op calls/s at 64 = ${ratio(edge64.perSecond, bare64.perSecond)} (target ≥ 0.7)`,
+  );
+  console.log(`list_catalog p50 / whoami p50 = ${ratio(catalog1.p50, edge1.p50)} (target ≤ 2)`);
+  console.log(`list_my_courses p50 / whoami p50 = ${ratio(mine1.p50, edge1.p50)} (target ≤ 2)`);
   await edgeClient.close();
   await bareClient.close();
 } finally {
@@ -76,5 +141,8 @@ try {
     Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r))))),
     new Promise((r) => setTimeout(r, 5000)),
   ]);
+  const jsm = await nc.jetstreamManager();
+  await jsm.streams.delete(streamNames(prefix).stream).catch(() => {});
+  await nc.drain();
   await dropDatabase(databaseUrl).catch(() => {});
 }

@@ -1,7 +1,16 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toNodeHandler } from '@modelcontextprotocol/node';
-import { createMcpHandler, type McpRequestContext, McpServer } from '@modelcontextprotocol/server';
+import {
+  type AuthInfo,
+  createMcpHandler,
+  isJsonContentType,
+  isLegacyRequest,
+  type McpRequestContext,
+  McpServer,
+} from '@modelcontextprotocol/server';
 import { curatorTools, studentTools, type ToolContract } from '@studium/contracts';
 import { capabilitiesSupportUi, registerChoose, type UiSupport } from './choose.ts';
+import { headersOnlyRequest, rpcError, serveLegacyJson, writeInternalError, writeJson } from './legacy.ts';
 import { type CallDeps, type Caller, registerContractTool } from './tools.ts';
 
 /** The two MCP surfaces of spec 000 and the server instructions each gives its agent. */
@@ -52,6 +61,23 @@ export function createSurfaceHandler(
     }
     return server;
   };
-  const handler = createMcpHandler(factory);
-  return { handler, node: toNodeHandler(handler) };
+  // Modern (2026-07-28) traffic goes through the SDK entry; 2025-era traffic, which both SDK
+  // client lines negotiate today, is served here with JSON responses (see serveLegacyJson).
+  const handler = createMcpHandler(factory, { legacy: 'reject' });
+  const modern = toNodeHandler(handler);
+  const node = async (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse, parsedBody: unknown) => {
+    if (req.method === 'POST' && !isJsonContentType(req.headers['content-type'] ?? null)) {
+      const error = rpcError(-32000, 'Unsupported Media Type: Content-Type must be application/json', null);
+      return writeJson(res, 415, JSON.stringify(error));
+    }
+    let request: Request;
+    try {
+      request = headersOnlyRequest(req);
+      if (!(await isLegacyRequest(request, parsedBody))) return modern(req, res, parsedBody);
+    } catch {
+      return writeInternalError(res, parsedBody);
+    }
+    return serveLegacyJson(factory, request, res, parsedBody, req.auth);
+  };
+  return { handler, node };
 }

@@ -1,5 +1,6 @@
 import type { Refusal } from '@studium/contracts';
 import { phraseFor } from '@studium/contracts';
+import { rememberDataJson } from './reply-json.ts';
 
 /** JSON with ", " and ": " separators, as the spec's examples print details. */
 export function specJson(value: unknown): string {
@@ -21,13 +22,14 @@ export function refusalText(error: Refusal): string {
 
 /**
  * A tool result carrying data. structuredContent is the bus reply itself, `{ ok: true, data }`,
- * so that success and refusal share one output schema (see {@link envelopeSchema}).
+ * so that success and refusal share one output schema (see {@link envelopeSchema}). The text
+ * content is the JSON of data, which the legacy JSON reply reuses for structuredContent.
  */
 export function dataResult(data: unknown) {
-  return {
-    content: [{ type: 'text' as const, text: JSON.stringify(data) }],
-    structuredContent: { ok: true, data } as Record<string, unknown>,
-  };
+  const text = JSON.stringify(data);
+  const structuredContent = { ok: true, data } as Record<string, unknown>;
+  if (text !== undefined) rememberDataJson(structuredContent, text);
+  return { content: [{ type: 'text' as const, text }], structuredContent };
 }
 
 /** A tool error carrying a refusal, with the whole `{ ok: false, error }` in structuredContent. */
