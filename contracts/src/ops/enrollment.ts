@@ -34,3 +34,13 @@ export const notifySubscribers = defineOperation({
   input: z.object({ course: z.string(), title: z.string(), summary: z.string() }),
   output: z.object({ notified: z.number().int() }),
 });
+
+/** Decodes a {@link PRINCIPAL_CHANGED} message; null when it is not one. */
+export function decodePrincipalChanged(data: Uint8Array): PrincipalChanged | null {
+  try {
+    const parsed = PrincipalChanged.safeParse(JSON.parse(new TextDecoder().decode(data)));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}

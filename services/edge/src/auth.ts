@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { PRINCIPAL_CHANGED, type Principal, PrincipalChanged, resolveToken } from '@studium/contracts';
+import { decodePrincipalChanged, PRINCIPAL_CHANGED, type Principal, resolveToken } from '@studium/contracts';
 import type { Bus } from '@studium/platform';
 import type { Subscription } from 'nats';
 
@@ -32,8 +32,8 @@ export class Authenticator {
   start(): void {
     this.sub = this.bus.nc.subscribe(this.bus.subject(PRINCIPAL_CHANGED), {
       callback: (_err, msg) => {
-        const parsed = PrincipalChanged.safeParse(safeJson(msg.data));
-        if (parsed.success) this.forgetUser(parsed.data.user);
+        const changed = decodePrincipalChanged(msg.data);
+        if (changed) this.forgetUser(changed.user);
       },
     });
   }
@@ -80,13 +80,5 @@ export class Authenticator {
       this.byUser.set(data.principal.user, keys);
     }
     return { ok: true, principal: data.principal, tokenKey: key };
-  }
-}
-
-function safeJson(data: Uint8Array): unknown {
-  try {
-    return JSON.parse(new TextDecoder().decode(data));
-  } catch {
-    return null;
   }
 }

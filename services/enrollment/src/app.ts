@@ -1,4 +1,4 @@
-import { PRINCIPAL_CHANGED, PrincipalChanged, RELEASE_MAIL_QUEUE } from '@studium/contracts';
+import { decodePrincipalChanged, PRINCIPAL_CHANGED, RELEASE_MAIL_QUEUE } from '@studium/contracts';
 import { type App, type ServiceDeps, startRelay } from '@studium/platform';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -57,8 +57,8 @@ export async function createApp({ bus, nc, database, log, config }: ServiceDeps<
   // Every replica hears every change (plain subscription, no queue group) and drops its copy.
   const changes = bus.nc.subscribe(bus.subject(PRINCIPAL_CHANGED), {
     callback: (_err, msg) => {
-      const parsed = PrincipalChanged.safeParse(safeJson(msg.data));
-      if (parsed.success) identities.forget(parsed.data.user);
+      const changed = decodePrincipalChanged(msg.data);
+      if (changed) identities.forget(changed.user);
     },
   });
   const principalChanged = (user: string) => {
@@ -121,11 +121,3 @@ export async function createApp({ bus, nc, database, log, config }: ServiceDeps<
 
 /** How long a cached identity read may be served without a change announcement. */
 const IDENTITY_CACHE_TTL_MS = 30_000;
-
-function safeJson(data: Uint8Array): unknown {
-  try {
-    return JSON.parse(new TextDecoder().decode(data));
-  } catch {
-    return null;
-  }
-}
