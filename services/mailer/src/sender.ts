@@ -24,18 +24,17 @@ function messageId(id: string): string {
   return `<${createHash('sha256').update(id).digest('hex').slice(0, 32)}.release-mail@studium>`;
 }
 
+/** The nodemailer message of an e-mail; both senders build it the same way. */
+function envelope(mail: Parameters<MailSender['send']>[0]) {
+  return { from: mail.from, to: mail.to, subject: mail.subject, text: mail.text, messageId: messageId(mail.id) };
+}
+
 /** An SMTP sender (nodemailer) for a URL like smtp://host:port. */
 export function smtpSender(url: string): MailSender {
   const transport = nodemailer.createTransport(url);
   return {
     async send(mail) {
-      const info = await transport.sendMail({
-        from: mail.from,
-        to: mail.to,
-        subject: mail.subject,
-        text: mail.text,
-        messageId: messageId(mail.id),
-      });
+      const info = await transport.sendMail(envelope(mail));
       return { messageId: info.messageId };
     },
     close() {
@@ -52,13 +51,7 @@ export function fileSender(dir: string): MailSender {
   const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   return {
     async send(mail) {
-      const info = await transport.sendMail({
-        from: mail.from,
-        to: mail.to,
-        subject: mail.subject,
-        text: mail.text,
-        messageId: messageId(mail.id),
-      });
+      const info = await transport.sendMail(envelope(mail));
       await mkdir(dir, { recursive: true });
       const file = join(dir, `${mail.id.replace(/[^A-Za-z0-9._@-]/g, '_')}.eml`);
       const tmp = `${file}.${process.pid}.tmp`;
