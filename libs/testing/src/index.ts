@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type Bus, createBus, createLogger, dropDatabase, ensureDatabase, type Logger } from '@studium/platform';
+import { Redis } from 'ioredis';
 import { connect, type NatsConnection } from 'nats';
 
 /** An isolated environment for one test file: its own database and its own subject prefix. */
@@ -52,8 +53,30 @@ export async function createTestEnv(name = 'test'): Promise<TestEnv> {
       }
       await nc.drain().catch(() => {});
       await dropDatabase(databaseUrl).catch(() => {});
+      await dropRedisKeys(prefix).catch(() => {});
     },
   };
+}
+
+/**
+ * Deletes the Redis keys of a prefix: BullMQ queues (`bull:<prefix>-…`) and the edge's rate-limit
+ * and capability keys (`<prefix>:…`), so runs leave nothing behind.
+ */
+async function dropRedisKeys(prefix: string): Promise<void> {
+  const redis = new Redis(REDIS, { maxRetriesPerRequest: 1, lazyConnect: true });
+  try {
+    await redis.connect();
+    for (const pattern of [`bull:${prefix}-*`, `${prefix}:*`]) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
+        cursor = next;
+        if (keys.length) await redis.del(...keys);
+      } while (cursor !== '0');
+    }
+  } finally {
+    redis.disconnect();
+  }
 }
 
 /** Polls until the check passes or the deadline ends (for effects that arrive asynchronously). */
