@@ -77,6 +77,10 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
       msg.respondError(417, 'malformed request');
       return;
     }
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      msg.respondError(417, 'malformed request');
+      return;
+    }
     const parsed = ep.contract.input.safeParse(body.args ?? {});
     if (!parsed.success) {
       msg.respondError(417, `invalid arguments: ${parsed.error.issues.map((i) => i.path.join('.')).join(', ')}`);

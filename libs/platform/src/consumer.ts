@@ -73,6 +73,8 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
       }
     }
   })();
+  // A broken iteration (consumer deleted, connection lost) must not become an unhandled rejection.
+  done.catch((err) => opts.log.error({ err, durable: opts.durable }, 'consumer stopped'));
   return {
     async stop() {
       await messages.close();

@@ -101,11 +101,24 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     return running;
   }
 
-  const listener = await opts.pool.connect();
-  await listener.query(`listen ${NOTIFY_CHANNEL}`);
-  listener.on('notification', (n) => {
-    if (n.payload === opts.schema && !stopped) void kick();
-  });
+  // A checked-out client has no pool error handler: a lost connection must be caught here, or it
+  // crashes the process. Polling covers the gap until LISTEN is back.
+  let listener: pg.PoolClient | null = null;
+  const listen = async (): Promise<void> => {
+    const client = await opts.pool.connect();
+    client.on('error', (err) => {
+      opts.log.warn({ err }, 'outbox relay: LISTEN connection lost, reconnecting');
+      client.release(err);
+      if (listener === client) listener = null;
+      if (!stopped) setTimeout(() => void listen().catch(() => {}), 1000).unref();
+    });
+    client.on('notification', (n) => {
+      if (n.payload === opts.schema && !stopped) void kick();
+    });
+    await client.query(`listen ${NOTIFY_CHANNEL}`);
+    listener = client;
+  };
+  await listen();
   const timer = setInterval(() => void kick(), opts.intervalMs ?? 1000);
   void kick();
 
@@ -118,8 +131,12 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
       stopped = true;
       clearInterval(timer);
       if (running) await running;
-      await listener.query(`unlisten ${NOTIFY_CHANNEL}`).catch(() => {});
-      listener.release();
+      const client = listener;
+      listener = null;
+      if (client) {
+        await client.query(`unlisten ${NOTIFY_CHANNEL}`).catch(() => {});
+        client.release();
+      }
     },
   };
 }

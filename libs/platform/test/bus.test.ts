@@ -92,6 +92,13 @@ describe('bus request/reply', () => {
     expect(msg.headers?.get('Nats-Service-Error-Code')).toBe('417');
   });
 
+  it('answers 417 to JSON that is not a request object (null, a number, an array)', async () => {
+    for (const body of ['null', '42', '[]']) {
+      const msg = await env.nc.request(env.bus.subject(Echo.subject), new TextEncoder().encode(body));
+      expect(msg.headers?.get('Nats-Service-Error-Code')).toBe('417');
+    }
+  });
+
   it('fails fast with 503 when nobody serves the subject', async () => {
     const started = Date.now();
     const err = await env.bus.request(Nobody, principal, {}, { timeoutMs: 3000 }).catch((e) => e);

@@ -23,6 +23,8 @@ export class Authenticator {
   private readonly cache = new Map<string, Entry>();
   private readonly byUser = new Map<string, Set<string>>();
   private sub?: Subscription;
+  /** Bumped by every change announcement: a resolve that overlapped one is not cached (it may be stale). */
+  private generation = 0;
 
   constructor(
     private readonly bus: Bus,
@@ -43,6 +45,7 @@ export class Authenticator {
   }
 
   forgetUser(user: string): void {
+    this.generation++;
     for (const key of this.byUser.get(user) ?? []) this.cache.delete(key);
     this.byUser.delete(user);
   }
@@ -60,6 +63,7 @@ export class Authenticator {
       }
       return { ok: true, principal: hit.principal, tokenKey: key };
     }
+    const generation = this.generation;
     let reply: Awaited<ReturnType<Bus['request']>>;
     try {
       reply = await this.bus.request(resolveToken, null, { token });
@@ -73,7 +77,7 @@ export class Authenticator {
       tokenExpiresAt: data.expires_at ? Date.parse(data.expires_at) : null,
       cachedUntil: now + this.ttlMs,
     };
-    if (this.ttlMs > 0) {
+    if (this.ttlMs > 0 && generation === this.generation) {
       this.cache.set(key, entry);
       const keys = this.byUser.get(data.principal.user) ?? new Set<string>();
       keys.add(key);

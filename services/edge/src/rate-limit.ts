@@ -6,6 +6,8 @@ interface Window {
   pending: number;
   /** The shared count Redis returned at the last sync (all replicas). */
   shared: number;
+  /** Calls being added to Redis right now. */
+  inflight: number;
 }
 
 /**
@@ -40,29 +42,34 @@ export class RateLimiter {
     const window = Math.floor(Date.now() / 60_000);
     let w = this.windows.get(tokenKey);
     if (!w || w.window !== window) {
-      w = { window, pending: 0, shared: 0 };
+      w = { window, pending: 0, shared: 0, inflight: 0 };
       this.windows.set(tokenKey, w);
     }
-    if (w.shared + w.pending >= this.perMinute) {
+    if (w.shared + w.inflight + w.pending >= this.perMinute) {
       // Near or over the limit: ask Redis for the exact shared count before refusing.
       await this.sync(tokenKey, w);
-      if (w.shared + w.pending >= this.perMinute) return false;
+      if (w.shared + w.inflight + w.pending >= this.perMinute) return false;
     }
     w.pending++;
     // Close to the limit the local view must not lag: sync on every call from 90% on.
-    if (w.shared + w.pending >= this.perMinute * 0.9) await this.sync(tokenKey, w);
+    if (w.shared + w.inflight + w.pending >= this.perMinute * 0.9) await this.sync(tokenKey, w);
     return true;
   }
 
   private async sync(tokenKey: string, w: Window): Promise<void> {
+    // Move the calls to "in flight" before awaiting, so an overlapping sync never adds them twice.
     const add = w.pending;
+    w.pending -= add;
+    w.inflight += add;
     const key = `${this.prefix}:rl:${tokenKey}:${w.window}`;
     try {
       const res = (await this.redis.multi().incrby(key, add).expire(key, 120).exec()) as [[Error | null, number]];
-      w.pending -= add;
-      w.shared = Number(res[0][1]);
+      w.shared = Math.max(w.shared, Number(res[0][1]));
     } catch {
       // Redis away: keep counting locally; the next sync adds it.
+      w.pending += add;
+    } finally {
+      w.inflight -= add;
     }
   }
 

@@ -20,10 +20,11 @@ export class Identities {
   async get(user: string): Promise<Identity | undefined> {
     const cached = this.cache.get(user);
     if (cached) return cached;
+    const readAt = this.cache.mark();
     const row = await this.repo.findUserWithOrgs(user);
     if (!row) return undefined;
     const data = { user: row.id, full_name: row.full_name, organizations: row.organizations, space: row.space };
-    this.cache.set(user, data);
+    this.cache.set(user, data, readAt);
     return data;
   }
 

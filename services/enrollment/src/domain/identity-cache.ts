@@ -5,6 +5,8 @@
  */
 export class IdentityCache<T> {
   private readonly entries = new Map<string, { value: T; until: number }>();
+  /** Bumped on every forget: a read that overlapped a change is not stored (it may be stale). */
+  private generation = 0;
 
   constructor(
     private readonly ttlMs: number,
@@ -21,8 +23,13 @@ export class IdentityCache<T> {
     return hit.value;
   }
 
-  set(user: string, value: T): void {
-    if (this.ttlMs <= 0) return;
+  /** The current generation; pass it back to {@link set} after the read. */
+  mark(): number {
+    return this.generation;
+  }
+
+  set(user: string, value: T, readAt = this.generation): void {
+    if (this.ttlMs <= 0 || readAt !== this.generation) return;
     if (this.entries.size >= this.maxEntries) {
       // Drop the oldest insertion: Map keeps insertion order.
       const first = this.entries.keys().next().value;
@@ -32,6 +39,7 @@ export class IdentityCache<T> {
   }
 
   forget(user: string): void {
+    this.generation++;
     this.entries.delete(user);
   }
 }
