@@ -28,6 +28,7 @@ export interface CoursesDb {
     created_by: string;
     instructors: string[];
     legacy_lessons: Generated<number>;
+    announced: Generated<boolean>;
     card_revision: ColumnType<number, number | undefined, number>;
     created_at: Timestamp;
     updated_at: Timestamp;

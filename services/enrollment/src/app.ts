@@ -99,7 +99,7 @@ export async function createApp({ bus, nc, database, log, config }: ServiceDeps<
       access: new AccessRepository(db),
       programs,
     }),
-    notifyWhenReleasedHandler(catalog, subscriptions),
+    notifyWhenReleasedHandler(db, catalog, subscriptions),
     notifySubscribersHandler({ db, subscriptions, mails, mailQueued: () => mailRelay.kick() }),
   ]);
   return {

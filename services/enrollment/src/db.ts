@@ -92,6 +92,10 @@ export interface EnrollmentDb {
     lessons_done: Generated<number>;
     completed_at: string | null;
   };
+  released_courses: {
+    course: string;
+    released_at: Generated<string>;
+  };
   subscriptions: {
     user_id: string;
     course: string;

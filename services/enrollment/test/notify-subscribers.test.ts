@@ -132,3 +132,17 @@ describe('notify_subscribers', () => {
     expect(pending).toEqual([]);
   });
 });
+
+describe('a subscription racing the release', () => {
+  it('is refused course_not_upcoming once the e-mails went out, even while the catalog still shows the announcement', async () => {
+    await seedCards(env, svc.db, [card('racing', { status: 'upcoming' })]);
+    expect(await subscribe('cat@t', 'racing')).toMatchObject({ ok: true });
+    const sent = await env.bus.request(notifySubscribers, null, { course: 'racing', title: 'Гонка', summary: 'Курс' });
+    expect(sent).toEqual({ ok: true, data: { notified: 1 } });
+    // The catalog has not yet heard that the course is open (no new card): the subscription would
+    // otherwise wait for an e-mail that has already been sent.
+    const late = await subscribe('dan@t', 'racing');
+    expect(late).toMatchObject({ ok: false, error: { code: 'course_not_upcoming', course: 'racing' } });
+    expect(await subscribe('dan@t', 'racing', false)).toMatchObject({ ok: true, data: { notify: false } });
+  });
+});

@@ -46,7 +46,7 @@ export function announceCourseHandler(db: Kysely<CoursesDb>) {
         const row = await changeCourse(
           s,
           course.id,
-          { status: 'upcoming', objectives: JSON.stringify(own) },
+          { status: 'upcoming', announced: true, objectives: JSON.stringify(own) },
           active ?? null,
         );
         if (course.status !== 'upcoming') {

@@ -15,7 +15,7 @@ export function unpublishCourseHandler(db: Kysely<CoursesDb>) {
       if (!course) return courseNotFound(args.course);
       if (course.status !== 'draft') {
         const active = await s.releases.active(course.id);
-        const row = await changeCourse(s, course.id, { status: 'draft' }, active ?? null);
+        const row = await changeCourse(s, course.id, { status: 'draft', announced: false }, active ?? null);
         await s.emit('courses.course_unpublished', { course: row.id, by: who.user, at: row.updated_at });
       }
       return ok({ course: course.id, published: false, upcoming: false });

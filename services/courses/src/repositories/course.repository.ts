@@ -19,6 +19,7 @@ const COLUMNS = [
   'created_by',
   'instructors',
   'legacy_lessons',
+  'announced',
   'card_revision',
   'created_at',
   'updated_at',

@@ -21,6 +21,8 @@ export function notifySubscribersHandler(deps: {
 }) {
   return endpoint(notifySubscribers, async (args) => {
     const notified = await deps.db.transaction().execute(async (trx) => {
+      await deps.subscriptions.lockCourse(trx, args.course);
+      await deps.subscriptions.markReleased(trx, args.course);
       const subscribers = await deps.subscriptions.markNotified(trx, args.course);
       await deps.mails.add(
         trx,

@@ -6,9 +6,39 @@ export class SubscriptionRepository {
   constructor(private readonly db: Kysely<EnrollmentDb>) {}
 
   /** Subscribes (or unsubscribes) a student; repeating it changes nothing. */
-  async setNotify(user: string, course: string, notify: boolean): Promise<void> {
+  /**
+   * Serializes subscribing and notifying for one course (transaction-scoped advisory lock), so a
+   * subscription is either seen by the notification or refused because it came after it.
+   */
+  async lockCourse(trx: Transaction<EnrollmentDb>, course: string): Promise<void> {
+    await sql`select pg_advisory_xact_lock(hashtext('enrollment.subscriptions'), hashtext(${course}))`.execute(trx);
+  }
+
+  /** Records that the course's release e-mails went out. */
+  async markReleased(trx: Transaction<EnrollmentDb>, course: string): Promise<void> {
+    await trx
+      .insertInto('released_courses')
+      .values({ course })
+      .onConflict((oc) => oc.column('course').doNothing())
+      .execute();
+  }
+
+  async isReleased(trx: Transaction<EnrollmentDb>, course: string): Promise<boolean> {
+    return !!(await trx
+      .selectFrom('released_courses')
+      .select('course')
+      .where('course', '=', course)
+      .executeTakeFirst());
+  }
+
+  async setNotify(
+    user: string,
+    course: string,
+    notify: boolean,
+    db: Kysely<EnrollmentDb> | Transaction<EnrollmentDb> = this.db,
+  ): Promise<void> {
     if (!notify) {
-      await this.db
+      await db
         .updateTable('subscriptions')
         .set({ notify: false, updated_at: sql`now()` })
         .where('user_id', '=', user)
@@ -17,7 +47,7 @@ export class SubscriptionRepository {
         .execute();
       return;
     }
-    await this.db
+    await db
       .insertInto('subscriptions')
       .values({ user_id: user, course, notify: true, notified_at: null })
       .onConflict((oc) =>
