@@ -103,20 +103,40 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
 
   // A checked-out client has no pool error handler: a lost connection must be caught here, or it
   // crashes the process. Polling covers the gap until LISTEN is back.
-  let listener: pg.PoolClient | null = null;
+  type Listener = {
+    client: pg.PoolClient;
+    held: boolean;
+    onError: (err: Error) => void;
+    onNotify: (n: pg.Notification) => void;
+  };
+  let listener: Listener | null = null;
+  const release = (l: Listener, err?: Error) => {
+    // A client goes back to the pool once, without our handlers (the pool has its own when idle).
+    if (!l.held) return;
+    l.held = false;
+    l.client.removeListener('error', l.onError);
+    l.client.removeListener('notification', l.onNotify);
+    l.client.release(err);
+  };
   const listen = async (): Promise<void> => {
     const client = await opts.pool.connect();
-    client.on('error', (err) => {
-      opts.log.warn({ err }, 'outbox relay: LISTEN connection lost, reconnecting');
-      client.release(err);
-      if (listener === client) listener = null;
-      if (!stopped) setTimeout(() => void listen().catch(() => {}), 1000).unref();
-    });
-    client.on('notification', (n) => {
-      if (n.payload === opts.schema && !stopped) void kick();
-    });
+    const l: Listener = {
+      client,
+      held: true,
+      onError: (err) => {
+        opts.log.warn({ err }, 'outbox relay: LISTEN connection lost, reconnecting');
+        release(l, err);
+        if (listener === l) listener = null;
+        if (!stopped) setTimeout(() => void listen().catch(() => {}), 1000).unref();
+      },
+      onNotify: (n) => {
+        if (n.payload === opts.schema && !stopped) void kick();
+      },
+    };
+    client.on('error', l.onError);
+    client.on('notification', l.onNotify);
     await client.query(`listen ${NOTIFY_CHANNEL}`);
-    listener = client;
+    listener = l;
   };
   await listen();
   const timer = setInterval(() => void kick(), opts.intervalMs ?? 1000);
@@ -131,11 +151,11 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
       stopped = true;
       clearInterval(timer);
       if (running) await running;
-      const client = listener;
+      const l = listener;
       listener = null;
-      if (client) {
-        await client.query(`unlisten ${NOTIFY_CHANNEL}`).catch(() => {});
-        client.release();
+      if (l?.held) {
+        await l.client.query(`unlisten ${NOTIFY_CHANNEL}`).catch(() => {});
+        release(l);
       }
     },
   };
