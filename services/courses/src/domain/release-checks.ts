@@ -1,4 +1,4 @@
-import type { Release, ReleaseWarning } from '@studium/contracts';
+import type { Release } from '@studium/contracts';
 import { lessonsOf } from './release-index.ts';
 
 /**
