@@ -115,4 +115,22 @@ describe('outbox relay', () => {
     const id = await database.db.transaction().execute((trx) => addEvent(trx, subject, {}));
     await eventually(async () => expect(published.get(subject)).toEqual([id]), 900);
   });
+
+  it('survives losing its LISTEN connection and listens again (no crash, still woken by commits)', async () => {
+    const killed = await database.pool.query(
+      `select pg_terminate_backend(pid) as ok from pg_stat_activity
+       where datname = current_database() and query ilike 'listen%' and pid <> pg_backend_pid()`,
+    );
+    expect(killed.rowCount).toBeGreaterThan(0);
+    // The relay reconnects after about a second; then a commit wakes it again without a flush.
+    await eventually(async () => {
+      const { rowCount } = await database.pool.query(
+        `select 1 from pg_stat_activity where datname = current_database() and query ilike 'listen%'`,
+      );
+      expect(rowCount).toBeGreaterThan(0);
+    }, 5000);
+    const subject = 'evt.platformtest.after_reconnect';
+    const id = await database.db.transaction().execute((trx) => addEvent(trx, subject, {}));
+    await eventually(async () => expect(published.get(subject)).toEqual([id]), 900);
+  });
 });
