@@ -7,7 +7,7 @@ import {
   publish_course,
   type Reply,
 } from '@studium/contracts';
-import type { Bus } from '@studium/platform';
+import { type Bus, Failure } from '@studium/platform';
 import { buildFromDir, loadAnnouncements, loadPrograms, publishBuilt } from '@studium/release';
 import type { EnrollmentAdmin } from '../services/enrollment/src/admin.ts';
 
@@ -24,6 +24,19 @@ function unwrap<T>(reply: Reply<T>, what: string): T {
   return reply.data;
 }
 
+/** Retries while the service is still starting (no responders), for up to a minute. */
+async function whenServing<T>(call: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      return await call();
+    } catch (err) {
+      if (!(err instanceof Failure) || err.status !== 503 || Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+}
+
 /**
  * Publishes the demo courses the way a curator would (pipeline → publish_course), announces the
  * upcoming one, chains the two published ones into an ordered program, opens everything to the
@@ -35,7 +48,10 @@ export async function publishDemoCourses(bus: Bus, admin: EnrollmentAdmin, examp
   for (const map of ['negotiation-basics', 'negotiation-advanced']) {
     const built = await buildFromDir(resolve(examples, map));
     if (!built.ok) throw new Error(`${map}: the demo map is invalid (${built.errors.length} errors)`);
-    const published = unwrap(await publishBuilt(bus, built, { publisher: CURATOR.user }), `publish ${map}`);
+    const published = unwrap(
+      await whenServing(() => publishBuilt(bus, built, { publisher: CURATOR.user })),
+      `publish ${map}`,
+    );
     unwrap(await bus.request(publish_course, CURATOR, { course: published.course }), `publish_course ${map}`);
     byKey.set(published.course_key, published.course);
   }
