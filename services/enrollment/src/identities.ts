@@ -1,5 +1,7 @@
-import type { OutputOf, whoami } from '@studium/contracts';
+import type { OutputOf, Principal, whoami } from '@studium/contracts';
+import { Failure } from '@studium/platform';
 import type { IdentityCache } from './domain/identity-cache.ts';
+import { resolveSpace } from './domain/space.ts';
 import type { IdentityRepository } from './repositories/identity.repository.ts';
 
 /** What whoami returns: the account, its organizations and the effective space. */
@@ -32,6 +34,17 @@ export class Identities {
   async fresh(user: string): Promise<Identity | undefined> {
     this.cache.forget(user);
     return this.get(user);
+  }
+
+  /**
+   * The caller's identity and space for a list or enroll call (see {@link resolveSpace}): 401 when
+   * the user no longer exists, a refusal in `resolved` for a space they cannot use. `fresh` reads
+   * past the cache (writes check access against the current state).
+   */
+  async spaceOf(principal: Principal, space: string | undefined, opts: { fresh?: boolean } = {}) {
+    const me = opts.fresh ? await this.fresh(principal.user) : await this.get(principal.user);
+    if (!me) throw new Failure(401, 'user no longer exists');
+    return { me, resolved: resolveSpace(me.organizations, principal.space, space) };
   }
 
   forget(user: string): void {

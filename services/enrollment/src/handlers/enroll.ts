@@ -3,7 +3,6 @@ import { addEvent, endpoint, Failure } from '@studium/platform';
 import type { Kysely } from 'kysely';
 import type { EnrollmentDb } from '../db.ts';
 import { programsOf } from '../domain/programs.ts';
-import { resolveSpace } from '../domain/space.ts';
 import type { Identities } from '../identities.ts';
 import type { AccessRepository } from '../repositories/access.repository.ts';
 import type { CatalogRepository } from '../repositories/catalog.repository.ts';
@@ -27,9 +26,7 @@ export interface EnrollDeps {
 export function enrollHandler(deps: EnrollDeps) {
   return endpoint(enroll, async ({ course, space }, { principal }) => {
     if (!principal) throw new Failure(401, 'no principal');
-    const me = await deps.identities.fresh(principal.user);
-    if (!me) throw new Failure(401, 'user no longer exists');
-    const resolved = resolveSpace(me.organizations, principal.space, space);
+    const { me, resolved } = await deps.identities.spaceOf(principal, space, { fresh: true });
     if (!resolved.ok) return resolved;
     const { scope } = resolved;
 

@@ -1,7 +1,6 @@
 import { list_catalog, ok } from '@studium/contracts';
 import { endpoint, Failure } from '@studium/platform';
 import { catalogCourse } from '../domain/course-views.ts';
-import { resolveSpace } from '../domain/space.ts';
 import type { Identities } from '../identities.ts';
 import type { CatalogRepository } from '../repositories/catalog.repository.ts';
 
@@ -13,9 +12,7 @@ import type { CatalogRepository } from '../repositories/catalog.repository.ts';
 export function listCatalogHandler(identities: Identities, catalog: CatalogRepository) {
   return endpoint(list_catalog, async ({ space }, { principal }) => {
     if (!principal) throw new Failure(401, 'no principal');
-    const me = await identities.get(principal.user);
-    if (!me) throw new Failure(401, 'user no longer exists');
-    const resolved = resolveSpace(me.organizations, principal.space, space);
+    const { resolved } = await identities.spaceOf(principal, space);
     if (!resolved.ok) return resolved;
     const { scope } = resolved;
     const rows = await catalog.listFor({

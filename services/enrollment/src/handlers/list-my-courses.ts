@@ -1,7 +1,6 @@
 import { list_my_courses, ok } from '@studium/contracts';
 import { endpoint, Failure } from '@studium/platform';
 import { myCourse } from '../domain/course-views.ts';
-import { resolveSpace } from '../domain/space.ts';
 import type { Identities } from '../identities.ts';
 import type { EnrollmentRepository } from '../repositories/enrollment.repository.ts';
 
@@ -14,9 +13,7 @@ import type { EnrollmentRepository } from '../repositories/enrollment.repository
 export function listMyCoursesHandler(identities: Identities, enrollments: EnrollmentRepository) {
   return endpoint(list_my_courses, async ({ space }, { principal }) => {
     if (!principal) throw new Failure(401, 'no principal');
-    const me = await identities.get(principal.user);
-    if (!me) throw new Failure(401, 'user no longer exists');
-    const resolved = resolveSpace(me.organizations, principal.space, space);
+    const { resolved } = await identities.spaceOf(principal, space);
     if (!resolved.ok) return resolved;
     const { scope } = resolved;
     const rows = await enrollments.listMine(principal.user, scope.courseSpaces);
