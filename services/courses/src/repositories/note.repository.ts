@@ -1,22 +1,10 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import type { CoursesDb, NoteStatus, WaitingOn } from '../db.ts';
 
-/** A note with its thread, as course_notes shows it. */
-export interface NoteRow {
-  id: string;
-  course: string;
-  target: string;
-  lesson_key: string | null;
-  release: string | null;
-  version: number | null;
-  quote: string | null;
-  text: string;
-  author: string;
-  status: NoteStatus;
-  waiting_on: WaitingOn;
-  created_at: string;
+/** A note with its thread, as course_notes shows it (the columns of `notes` but its update time). */
+export type NoteRow = Omit<Selectable<CoursesDb['notes']>, 'updated_at'> & {
   replies: Array<{ author: string; text: string; created_at: string }>;
-}
+};
 
 /** A note's state (reply_note, resolve_note, review). */
 export interface NoteState {

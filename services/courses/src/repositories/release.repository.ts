@@ -1,20 +1,9 @@
-import type { Release, ReleaseWarning } from '@studium/contracts';
-import type { Kysely } from 'kysely';
+import type { Release } from '@studium/contracts';
+import type { Kysely, Selectable } from 'kysely';
 import type { CoursesDb } from '../db.ts';
 
 /** A release's record without its content. */
-export interface ReleaseMeta {
-  id: string;
-  course: string;
-  version: number;
-  digest: string;
-  commit: string | null;
-  document_key: string | null;
-  published_at: string;
-  published_by: string;
-  active: boolean;
-  warnings: ReleaseWarning[];
-}
+export type ReleaseMeta = Omit<Selectable<CoursesDb['releases']>, 'content' | 'lesson_count'>;
 
 /** The active release with its content. */
 export interface ActiveRelease extends ReleaseMeta {
