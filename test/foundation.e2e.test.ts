@@ -203,6 +203,22 @@ describe('access', () => {
     expect(status).toBe(403);
   });
 
+  it('a browser Origin that is not allowed is refused; an allowed one passes', async () => {
+    const post = (origin: string) =>
+      fetch(`${edge.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          origin,
+          authorization: `Bearer ${tokens.student}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+      });
+    expect((await post('https://evil.example')).status).toBe(403);
+    expect((await post('http://localhost:5173')).status).toBe(200);
+  });
+
   it('health, readiness and metrics', async () => {
     expect((await fetch(`${edge.url}/healthz`)).status).toBe(200);
     const ready = await fetch(`${edge.url}/readyz`);
