@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { type App, createBus, migrate, openDatabase, PLATFORM_MIGRATIONS } from '@studium/platform';
+import { createBus, migrate, openDatabase, PLATFORM_MIGRATIONS } from '@studium/platform';
 import type { TestEnv } from '@studium/testing';
 import { Redis } from 'ioredis';
 import { buildApp } from '../../services/edge/src/app.ts';
@@ -9,15 +9,19 @@ import { EnrollmentAdmin } from '../../services/enrollment/src/admin.ts';
 import {
   createApp as createEnrollment,
   MIGRATIONS as ENROLLMENT_MIGRATIONS,
+  type EnrollmentApp,
 } from '../../services/enrollment/src/app.ts';
 import { EnrollmentConfig } from '../../services/enrollment/src/config.ts';
 import type { EnrollmentDb } from '../../services/enrollment/src/db.ts';
 
 const EDGE_MIGRATIONS = new URL('../../services/edge/migrations', import.meta.url).pathname;
 
-/** The real enrollment service, started in this process against the test's NATS prefix and database. */
-export async function startEnrollment(env: TestEnv) {
-  const database = openDatabase<EnrollmentDb>(env.databaseUrl, 'enrollment', 4);
+/**
+ * The real enrollment service, started in this process against the test's NATS prefix, database
+ * and Redis (short mail backoff); `overrides` change its configuration.
+ */
+export async function startEnrollment(env: TestEnv, overrides: Record<string, string> = {}) {
+  const database = openDatabase<EnrollmentDb>(env.databaseUrl, 'enrollment', 6);
   await migrate(database.pool, 'enrollment', [PLATFORM_MIGRATIONS, ENROLLMENT_MIGRATIONS]);
   const bus = createBus(env.nc, { prefix: env.prefix, timeoutMs: 3000, log: env.log });
   const config = EnrollmentConfig.parse({
@@ -25,22 +29,31 @@ export async function startEnrollment(env: TestEnv) {
     REDIS_URL: env.redisUrl,
     MAIL_BACKOFF_MS: '100',
     MAIL_RELAY_INTERVAL_MS: '200',
+    ...overrides,
   });
-  let app: App | null = await createEnrollment({ bus, nc: env.nc, database, log: env.log, config });
+  const start = () => createEnrollment({ bus, nc: env.nc, database, log: env.log, config });
+  let app: EnrollmentApp | null = await start();
   const admin = new EnrollmentAdmin(database.db, { nc: env.nc, prefix: env.prefix });
   return {
     database,
+    db: database.db,
     admin,
+    /** The running app (its relays can be flushed); throws while stopped. */
+    get app(): EnrollmentApp {
+      if (!app) throw new Error('enrollment is stopped');
+      return app;
+    },
     /** Stops answering on the bus (the service is "down"); the database stays. */
     async stop() {
       await app?.stop();
       app = null;
     },
     async restart() {
-      if (!app) app = await createEnrollment({ bus, nc: env.nc, database, log: env.log, config });
+      if (!app) app = await start();
     },
     async close() {
       await app?.stop();
+      app = null;
       await database.close();
     },
   };
