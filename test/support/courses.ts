@@ -1,8 +1,9 @@
-import { type App, createBus, migrate, openDatabase, PLATFORM_MIGRATIONS } from '@studium/platform';
+import { createBus, migrate, openDatabase, PLATFORM_MIGRATIONS } from '@studium/platform';
 import type { TestEnv } from '@studium/testing';
 import { CoursesAdmin } from '../../services/courses/src/admin.ts';
 import { MIGRATIONS as COURSES_MIGRATIONS, createApp as createCourses } from '../../services/courses/src/app.ts';
 import type { CoursesDb } from '../../services/courses/src/db.ts';
+import { controlled } from './stack.ts';
 
 /** The real courses service (with its outbox relay), started in this process against the test's NATS prefix and database. */
 export async function startCourses(env: TestEnv) {
@@ -10,23 +11,6 @@ export async function startCourses(env: TestEnv) {
   await migrate(database.pool, 'courses', [PLATFORM_MIGRATIONS, COURSES_MIGRATIONS]);
   const bus = createBus(env.nc, { prefix: env.prefix, timeoutMs: 3000, log: env.log });
   const start = () => createCourses({ bus, nc: env.nc, database, log: env.log, config: {} as never });
-  let app: App | null = await start();
   const admin = new CoursesAdmin(database.db);
-  return {
-    database,
-    admin,
-    /** Stops answering on the bus and relaying events (the service is "down"); the database stays. */
-    async stop() {
-      await app?.stop();
-      app = null;
-    },
-    async restart() {
-      if (!app) app = await start();
-    },
-    async close() {
-      await app?.stop();
-      app = null;
-      await database.close();
-    },
-  };
+  return Object.assign(await controlled(start, database), { database, admin });
 }

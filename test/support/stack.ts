@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { createBus, migrate, openDatabase, PLATFORM_MIGRATIONS } from '@studium/platform';
+import { type App, createBus, migrate, openDatabase, PLATFORM_MIGRATIONS } from '@studium/platform';
 import type { TestEnv } from '@studium/testing';
 import { Redis } from 'ioredis';
 import { buildApp } from '../../services/edge/src/app.ts';
@@ -17,6 +17,33 @@ import type { EnrollmentDb } from '../../services/enrollment/src/db.ts';
 const EDGE_MIGRATIONS = new URL('../../services/edge/migrations', import.meta.url).pathname;
 
 /**
+ * A service app started in this process that a test can stop ("down": no answers on the bus, no
+ * relays) and restart against the same database.
+ */
+export async function controlled<A extends App>(start: () => Promise<A>, database: { close(): Promise<void> }) {
+  let app: A | null = await start();
+  return {
+    /** The running app; throws while stopped. */
+    get app(): A {
+      if (!app) throw new Error('the service is stopped');
+      return app;
+    },
+    async stop() {
+      await app?.stop();
+      app = null;
+    },
+    async restart() {
+      if (!app) app = await start();
+    },
+    async close() {
+      await app?.stop();
+      app = null;
+      await database.close();
+    },
+  };
+}
+
+/**
  * The real enrollment service, started in this process against the test's NATS prefix, database
  * and Redis (short mail backoff); `overrides` change its configuration.
  */
@@ -32,31 +59,8 @@ export async function startEnrollment(env: TestEnv, overrides: Record<string, st
     ...overrides,
   });
   const start = () => createEnrollment({ bus, nc: env.nc, database, log: env.log, config });
-  let app: EnrollmentApp | null = await start();
   const admin = new EnrollmentAdmin(database.db, { nc: env.nc, prefix: env.prefix });
-  return {
-    database,
-    db: database.db,
-    admin,
-    /** The running app (its relays can be flushed); throws while stopped. */
-    get app(): EnrollmentApp {
-      if (!app) throw new Error('enrollment is stopped');
-      return app;
-    },
-    /** Stops answering on the bus (the service is "down"); the database stays. */
-    async stop() {
-      await app?.stop();
-      app = null;
-    },
-    async restart() {
-      if (!app) app = await start();
-    },
-    async close() {
-      await app?.stop();
-      app = null;
-      await database.close();
-    },
-  };
+  return Object.assign(await controlled<EnrollmentApp>(start, database), { database, db: database.db, admin });
 }
 
 /** The real edge on a random local port. */
