@@ -6,4 +6,5 @@ export * from './events.ts';
 export * from './health.ts';
 export * from './log.ts';
 export * from './outbox.ts';
+export * from './pump.ts';
 export * from './runtime.ts';

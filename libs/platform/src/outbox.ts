@@ -4,6 +4,7 @@ import { headers, type NatsConnection } from 'nats';
 import type pg from 'pg';
 import { type EventEnvelope, ensureStream, streamNames } from './events.ts';
 import type { Logger } from './log.ts';
+import { startPump } from './pump.ts';
 
 const NOTIFY_CHANNEL = 'studium_outbox';
 const enc = new TextEncoder();
@@ -51,7 +52,6 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   await ensureStream(opts.nc, opts.prefix);
   const names = streamNames(opts.prefix);
   let stopped = false;
-  let running: Promise<number> | null = null;
 
   async function publishBatch(): Promise<number> {
     const client = await opts.pool.connect();
@@ -87,20 +87,6 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     }
   }
 
-  function kick(): Promise<number> {
-    if (!running) {
-      running = drain()
-        .catch((err) => {
-          opts.log.warn({ err }, 'outbox relay: publish failed, will retry');
-          return 0;
-        })
-        .finally(() => {
-          running = null;
-        });
-    }
-    return running;
-  }
-
   // A checked-out client has no pool error handler: a lost connection must be caught here, or it
   // crashes the process. Polling covers the gap until LISTEN is back.
   type Listener = {
@@ -130,7 +116,7 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
         if (!stopped) setTimeout(() => void listen().catch(() => {}), 1000).unref();
       },
       onNotify: (n) => {
-        if (n.payload === opts.schema && !stopped) void kick();
+        if (n.payload === opts.schema && !stopped) void pump.kick();
       },
     };
     client.on('error', l.onError);
@@ -138,19 +124,14 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     await client.query(`listen ${NOTIFY_CHANNEL}`);
     listener = l;
   };
+  const pump = startPump(drain, { intervalMs: opts.intervalMs ?? 1000, log: opts.log, name: 'outbox relay' });
   await listen();
-  const timer = setInterval(() => void kick(), opts.intervalMs ?? 1000);
-  void kick();
 
   return {
-    async flush() {
-      if (running) await running;
-      return kick();
-    },
+    flush: () => pump.flush(),
     async stop() {
       stopped = true;
-      clearInterval(timer);
-      if (running) await running;
+      await pump.stop();
       const l = listener;
       listener = null;
       if (l?.held) {

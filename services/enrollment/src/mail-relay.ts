@@ -1,5 +1,5 @@
 import { RELEASE_MAIL_QUEUE } from '@studium/contracts';
-import type { Logger } from '@studium/platform';
+import { type Logger, startPump } from '@studium/platform';
 import type { JobsOptions, Queue } from 'bullmq';
 import type { MailOutboxRepository } from './repositories/mail-outbox.repository.ts';
 
@@ -50,9 +50,6 @@ export function startMailRelay(opts: MailRelayOptions): MailRelay {
     removeOnComplete: { age: opts.keepJobsS },
     removeOnFail: { age: opts.keepJobsS },
   };
-  let running: Promise<number> | null = null;
-  let stopped = false;
-
   async function drain(): Promise<number> {
     if (!opts.queueReady()) return 0;
     let total = 0;
@@ -71,50 +68,12 @@ export function startMailRelay(opts: MailRelayOptions): MailRelay {
     }
   }
 
-  let again = false;
-
-  /** One pass at a time; a request during a pass runs one more (its rows may have committed after the select). */
-  function pass(): Promise<number> {
-    if (running) {
-      again = true;
-      return running;
-    }
-    running = (async () => {
-      let total = 0;
-      do {
-        again = false;
-        try {
-          total += await drain();
-        } catch (err) {
-          // The next timer tick retries; looping now would spin while Redis is away.
-          opts.log.warn({ err }, 'mail relay: enqueue failed, will retry');
-          break;
-        }
-      } while (again && !stopped);
-      return total;
-    })().finally(() => {
-      running = null;
-    });
-    return running;
-  }
-
-  const timer = setInterval(() => {
-    if (!stopped) void pass();
-  }, opts.intervalMs);
-  void pass();
-
+  const pump = startPump(drain, { intervalMs: opts.intervalMs, log: opts.log, name: 'mail relay' });
   return {
     kick() {
-      if (!stopped) void pass();
+      void pump.kick();
     },
-    async flush() {
-      if (running) await running;
-      return pass();
-    },
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      if (running) await running;
-    },
+    flush: () => pump.flush(),
+    stop: () => pump.stop(),
   };
 }
