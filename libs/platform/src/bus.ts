@@ -2,6 +2,7 @@ import type { Operation, Principal, Reply, ServiceName, ToolContract } from '@st
 import { ErrorCode, type NatsConnection, type NatsError, type Service, ServiceError, type ServiceMsg } from 'nats';
 import type { z } from 'zod';
 import type { Logger } from './log.ts';
+import type { ReplyCache } from './reply-cache.ts';
 
 /** Anything the bus can carry: a tool contract or an internal operation. */
 type Contract = Pick<ToolContract | Operation, 'subject' | 'input' | 'output'>;
@@ -12,10 +13,36 @@ type Out<C extends Contract> = z.infer<C['output']>;
 export interface CallContext {
   /** The caller; null for service-to-service operations that carry none. */
   principal: Principal | null;
+  /** The ETag of the reply the caller holds (conditional request), or null. */
+  ifNoneMatch: string | null;
 }
 
-/** A handler answers with a reply value; it throws only for failures (see {@link Failure}). */
-export type Handler<C extends Contract> = (args: In<C>, ctx: CallContext) => Promise<Reply<Out<C>>>;
+/**
+ * A reply with its ETag, or (reply null) the answer to a conditional request that the caller's
+ * copy is still current. The ETag must change whenever the reply would: the handler owns it.
+ */
+export class Tagged<T = unknown> {
+  constructor(
+    readonly etag: string,
+    readonly reply: Reply<T> | null,
+  ) {}
+}
+
+/** A reply the caller may keep and revalidate with `etag` (see {@link Bus.request}'s cache). */
+export function tagged<T>(etag: string, reply: Reply<T>): Tagged<T> {
+  return new Tagged(etag, reply);
+}
+
+/** The caller's reply with this ETag is still current: nothing else crosses the bus. */
+export function notModified(etag: string): Tagged<never> {
+  return new Tagged<never>(etag, null);
+}
+
+/**
+ * A handler answers with a reply value, or a tagged one (see {@link Tagged}); it throws only for
+ * failures (see {@link Failure}).
+ */
+export type Handler<C extends Contract> = (args: In<C>, ctx: CallContext) => Promise<Reply<Out<C>> | Tagged<Out<C>>>;
 
 /** A failure that is not a refusal: crosses the bus as a NATS service error with an HTTP-like status. */
 export class Failure extends Error {
@@ -53,13 +80,27 @@ export interface Bus {
   subject(s: string): string;
   /** Serves endpoints as one NATS micro service; replicas share the load through its queue group. */
   serve(service: ServiceName, endpoints: Endpoint[]): Promise<Service>;
-  /** Sends a request and returns the reply; throws {@link Failure} on a service error, no responders or timeout. */
+  /**
+   * Sends a request and returns the reply; throws {@link Failure} on a service error, no
+   * responders or timeout. With a `cache`, a reply that came tagged is kept under the caller's
+   * user and selected space, the subject and the arguments, and the next same request carries its ETag: a service that finds
+   * it current answers "not modified" in a few bytes and the kept reply is returned. The kept
+   * reply is shared between calls and must not be mutated.
+   */
   request<C extends Contract>(
     contract: C,
     principal: Principal | null,
     args: In<C>,
-    opts?: { timeoutMs?: number },
+    opts?: { timeoutMs?: number; cache?: ReplyCache },
   ): Promise<Reply<Out<C>>>;
+}
+
+/**
+ * The key of a kept reply: subject, user, the selected space (a default most list tools read) and
+ * arguments. The service's ETag covers the rest of the principal.
+ */
+function cacheKey(subject: string, principal: Principal | null, args: unknown): string {
+  return `${subject}\n${principal?.user ?? ''}\n${principal?.space ?? ''}\n${JSON.stringify(args ?? {})}`;
 }
 
 const enc = new TextEncoder();
@@ -70,7 +111,7 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
   const subject = (s: string) => (opts.prefix ? `${opts.prefix}.${s}` : s);
 
   async function answer(ep: Endpoint, msg: ServiceMsg): Promise<void> {
-    let body: { principal?: Principal | null; args?: unknown };
+    let body: { principal?: Principal | null; args?: unknown; if_none_match?: unknown };
     try {
       body = JSON.parse(dec.decode(msg.data));
     } catch {
@@ -87,8 +128,15 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
       return;
     }
     try {
-      const reply = await ep.handler(parsed.data, { principal: body.principal ?? null });
-      msg.respond(enc.encode(JSON.stringify(reply)));
+      const ifNoneMatch = typeof body.if_none_match === 'string' ? body.if_none_match : null;
+      const reply = await ep.handler(parsed.data, { principal: body.principal ?? null, ifNoneMatch });
+      const wire =
+        reply instanceof Tagged
+          ? reply.reply === null
+            ? { ok: true, not_modified: true, etag: reply.etag }
+            : { ...reply.reply, etag: reply.etag }
+          : reply;
+      msg.respond(enc.encode(JSON.stringify(wire)));
     } catch (err) {
       if (err instanceof Failure) {
         msg.respondError(err.status, err.message);
@@ -124,7 +172,10 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
       return svc;
     },
     async request(contract, principal, args, ropts) {
-      const payload = enc.encode(JSON.stringify({ principal, args }));
+      const cache = ropts?.cache;
+      const key = cache ? cacheKey(contract.subject, principal, args) : '';
+      const held = cache?.get(key);
+      const payload = enc.encode(JSON.stringify({ principal, args, if_none_match: held?.etag }));
       let msg: Awaited<ReturnType<NatsConnection['request']>>;
       try {
         msg = await nc.request(subject(contract.subject), payload, { timeout: ropts?.timeoutMs ?? opts.timeoutMs });
@@ -136,7 +187,21 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
       }
       const se = ServiceError.toServiceError(msg);
       if (se) throw new Failure(se.code, se.message);
-      return JSON.parse(dec.decode(msg.data));
+      const body = JSON.parse(dec.decode(msg.data));
+      if (typeof body?.etag !== 'string') return body;
+      if (body.not_modified === true) {
+        if (!held || body.etag !== held.etag) {
+          throw new Failure(502, `not_modified without a kept reply on ${contract.subject}`);
+        }
+        if (cache) cache.hits++;
+        return held.reply as Reply<Out<typeof contract>>;
+      }
+      const { etag, ...reply } = body;
+      if (cache) {
+        cache.misses++;
+        cache.set(key, { etag, reply, bytes: msg.data.byteLength });
+      }
+      return reply;
     },
   };
 }

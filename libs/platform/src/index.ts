@@ -7,4 +7,5 @@ export * from './health.ts';
 export * from './log.ts';
 export * from './outbox.ts';
 export * from './pump.ts';
+export * from './reply-cache.ts';
 export * from './runtime.ts';
