@@ -20,6 +20,7 @@ import { AccessRepository } from './repositories/access.repository.ts';
 import { CatalogRepository } from './repositories/catalog.repository.ts';
 import { EnrollmentRepository } from './repositories/enrollment.repository.ts';
 import { IdentityRepository } from './repositories/identity.repository.ts';
+import { ListStampsRepository } from './repositories/list-stamps.repository.ts';
 import { MailOutboxRepository } from './repositories/mail-outbox.repository.ts';
 import { ProgramRepository } from './repositories/program.repository.ts';
 import { SubscriptionRepository } from './repositories/subscription.repository.ts';
@@ -51,6 +52,7 @@ export async function createApp({ bus, nc, database, log, config }: ServiceDeps<
   const catalog = new CatalogRepository(db, database.pool);
   const enrollments = new EnrollmentRepository(db, database.pool);
   const subscriptions = new SubscriptionRepository(db);
+  const stamps = new ListStampsRepository(database.pool);
   const mails = new MailOutboxRepository(db);
   const programs = new ProgramRepository(db);
 
@@ -89,8 +91,8 @@ export async function createApp({ bus, nc, database, log, config }: ServiceDeps<
     resolveTokenHandler(repo),
     whoamiHandler(identities),
     setSpaceHandler(repo, principalChanged),
-    listCatalogHandler(identities, catalog),
-    listMyCoursesHandler(identities, enrollments),
+    listCatalogHandler(identities, catalog, stamps),
+    listMyCoursesHandler(identities, enrollments, stamps),
     enrollHandler({
       db,
       identities,

@@ -111,4 +111,9 @@ export interface EnrollmentDb {
     created_at: Generated<string>;
     enqueued_at: string | null;
   };
+  /** Change stamps of the course lists' data (migration 0004): '*' shared, else a user id. */
+  list_stamps: {
+    key: string;
+    stamp: string;
+  };
 }

@@ -1,22 +1,45 @@
 import { list_my_courses, ok } from '@studium/contracts';
-import { endpoint, Failure } from '@studium/platform';
+import { endpoint, Failure, notModified, tagged } from '@studium/platform';
 import { myCourse } from '../domain/course-views.ts';
+import { isCurrent, listEtag, listEtagBase } from '../domain/list-etag.ts';
 import type { Identities } from '../identities.ts';
-import type { EnrollmentRepository } from '../repositories/enrollment.repository.ts';
+import type { EnrollmentRepository, MyCourseRow } from '../repositories/enrollment.repository.ts';
+import type { ListStampsRepository } from '../repositories/list-stamps.repository.ts';
 
 /**
  * list_my_courses: the student's courses in the space with progress, deadlines and programs.
  * Personal lists every course of the student except those of suspended organizations (their
  * enrollments are kept and come back with the organization). Behind the identity cache: one
- * prepared query with card, progress and programs.
+ * prepared query with card, progress and programs. The reply is tagged with the list's ETag,
+ * which also expires when the next deadline passes (overdue changes with no write).
  */
-export function listMyCoursesHandler(identities: Identities, enrollments: EnrollmentRepository) {
-  return endpoint(list_my_courses, async ({ space }, { principal }) => {
+export function listMyCoursesHandler(
+  identities: Identities,
+  enrollments: EnrollmentRepository,
+  stamps: ListStampsRepository,
+) {
+  return endpoint(list_my_courses, async ({ space }, { principal, ifNoneMatch }) => {
     if (!principal) throw new Failure(401, 'no principal');
     const { resolved } = await identities.spaceOf(principal, space);
     if (!resolved.ok) return resolved;
     const { scope } = resolved;
+    // Stamps before data: the rows read below are never older than the ETag they go out under.
+    const now = await stamps.read(principal.user);
+    const base = listEtagBase('list_my_courses', principal.user, scope, now);
+    if (isCurrent(ifNoneMatch, base, now.now)) return notModified(ifNoneMatch);
     const rows = await enrollments.listMine(principal.user, scope.courseSpaces);
-    return ok({ space: scope.space, courses: rows.map((r) => myCourse(r)) });
+    const courses = rows.map((r) => myCourse(r));
+    return tagged(listEtag(base, nextDeadline(rows)), ok({ space: scope.space, courses }));
   });
+}
+
+/** When the first course of the list that is not yet overdue turns overdue (epoch ms), if any does. */
+function nextDeadline(rows: readonly MyCourseRow[]): number | null {
+  let next: number | null = null;
+  for (const r of rows) {
+    if (!r.deadline || r.overdue || r.completed) continue;
+    const at = new Date(r.deadline).getTime();
+    if (next === null || at < next) next = at;
+  }
+  return next;
 }

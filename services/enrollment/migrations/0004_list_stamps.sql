@@ -1,0 +1,123 @@
+-- Change stamps of what the student's course lists (list_catalog, list_my_courses) read, for
+-- their ETags: key '*' for what every student's list reads (cards, organization catalogs,
+-- programs, organizations), a user id for one student's own rows (enrollments, subscriptions,
+-- program memberships). Triggers bump them in the writing transaction, so no write path can
+-- forget, and a stamp becomes visible together with the change it stands for. A reader takes the
+-- stamps before the data: data it sees is never older than the stamps it files it under.
+create sequence list_stamp_seq;
+
+create table list_stamps (
+  key text primary key,
+  stamp bigint not null
+);
+
+-- Triggers are statement-level with transition tables (a trigger with them serves one event;
+-- TRUNCATE names no rows and bumps the shared stamp), so a bulk write bumps once, and a statement
+-- that touched no row (a replayed card older than the stored one, access granted twice) bumps
+-- nothing. Users are bumped in sorted order, so two bulk writes never wait on each other's stamp
+-- rows in opposite orders. No transaction of this service writes both shared and per-user
+-- tables, so '*' and user rows are never taken together either.
+create function bump_list_stamp_shared() returns trigger language plpgsql as $$
+begin
+  -- Nested: a statement naming a transition table the event lacks fails even when not reached.
+  if tg_op = 'INSERT' then
+    if not exists (select 1 from new_rows) then return null; end if;
+  elsif tg_op in ('UPDATE', 'DELETE') then
+    if not exists (select 1 from old_rows) then return null; end if;
+  end if;
+  insert into list_stamps (key, stamp) values ('*', nextval('list_stamp_seq'))
+  on conflict (key) do update set stamp = excluded.stamp;
+  return null;
+end $$;
+
+create function bump_list_stamp_users() returns trigger language plpgsql as $$
+begin
+  if tg_op = 'INSERT' then
+    insert into list_stamps (key, stamp)
+    select u, nextval('list_stamp_seq') from (select distinct user_id as u from new_rows order by 1) s
+    on conflict (key) do update set stamp = excluded.stamp;
+  elsif tg_op = 'DELETE' then
+    insert into list_stamps (key, stamp)
+    select u, nextval('list_stamp_seq') from (select distinct user_id as u from old_rows order by 1) s
+    on conflict (key) do update set stamp = excluded.stamp;
+  else
+    insert into list_stamps (key, stamp)
+    select u, nextval('list_stamp_seq') from (
+      select user_id as u from new_rows union select user_id from old_rows order by 1
+    ) s
+    on conflict (key) do update set stamp = excluded.stamp;
+  end if;
+  return null;
+end $$;
+
+create trigger catalog_list_stamp_ins after insert on catalog
+  referencing new table as new_rows for each statement execute function bump_list_stamp_shared();
+create trigger catalog_list_stamp_upd after update on catalog
+  referencing old table as old_rows new table as new_rows for each statement execute function bump_list_stamp_shared();
+create trigger catalog_list_stamp_del after delete on catalog
+  referencing old table as old_rows for each statement execute function bump_list_stamp_shared();
+create trigger catalog_list_stamp_trunc after truncate on catalog
+  for each statement execute function bump_list_stamp_shared();
+
+create trigger org_courses_list_stamp_ins after insert on org_courses
+  referencing new table as new_rows for each statement execute function bump_list_stamp_shared();
+create trigger org_courses_list_stamp_upd after update on org_courses
+  referencing old table as old_rows new table as new_rows for each statement execute function bump_list_stamp_shared();
+create trigger org_courses_list_stamp_del after delete on org_courses
+  referencing old table as old_rows for each statement execute function bump_list_stamp_shared();
+create trigger org_courses_list_stamp_trunc after truncate on org_courses
+  for each statement execute function bump_list_stamp_shared();
+
+create trigger programs_list_stamp_ins after insert on programs
+  referencing new table as new_rows for each statement execute function bump_list_stamp_shared();
+create trigger programs_list_stamp_upd after update on programs
+  referencing old table as old_rows new table as new_rows for each statement execute function bump_list_stamp_shared();
+create trigger programs_list_stamp_del after delete on programs
+  referencing old table as old_rows for each statement execute function bump_list_stamp_shared();
+create trigger programs_list_stamp_trunc after truncate on programs
+  for each statement execute function bump_list_stamp_shared();
+
+create trigger program_courses_list_stamp_ins after insert on program_courses
+  referencing new table as new_rows for each statement execute function bump_list_stamp_shared();
+create trigger program_courses_list_stamp_upd after update on program_courses
+  referencing old table as old_rows new table as new_rows for each statement execute function bump_list_stamp_shared();
+create trigger program_courses_list_stamp_del after delete on program_courses
+  referencing old table as old_rows for each statement execute function bump_list_stamp_shared();
+create trigger program_courses_list_stamp_trunc after truncate on program_courses
+  for each statement execute function bump_list_stamp_shared();
+
+create trigger organizations_list_stamp_ins after insert on organizations
+  referencing new table as new_rows for each statement execute function bump_list_stamp_shared();
+create trigger organizations_list_stamp_upd after update on organizations
+  referencing old table as old_rows new table as new_rows for each statement execute function bump_list_stamp_shared();
+create trigger organizations_list_stamp_del after delete on organizations
+  referencing old table as old_rows for each statement execute function bump_list_stamp_shared();
+create trigger organizations_list_stamp_trunc after truncate on organizations
+  for each statement execute function bump_list_stamp_shared();
+
+create trigger enrollments_list_stamp_ins after insert on enrollments
+  referencing new table as new_rows for each statement execute function bump_list_stamp_users();
+create trigger enrollments_list_stamp_upd after update on enrollments
+  referencing old table as old_rows new table as new_rows for each statement execute function bump_list_stamp_users();
+create trigger enrollments_list_stamp_del after delete on enrollments
+  referencing old table as old_rows for each statement execute function bump_list_stamp_users();
+create trigger enrollments_list_stamp_trunc after truncate on enrollments
+  for each statement execute function bump_list_stamp_shared();
+
+create trigger subscriptions_list_stamp_ins after insert on subscriptions
+  referencing new table as new_rows for each statement execute function bump_list_stamp_users();
+create trigger subscriptions_list_stamp_upd after update on subscriptions
+  referencing old table as old_rows new table as new_rows for each statement execute function bump_list_stamp_users();
+create trigger subscriptions_list_stamp_del after delete on subscriptions
+  referencing old table as old_rows for each statement execute function bump_list_stamp_users();
+create trigger subscriptions_list_stamp_trunc after truncate on subscriptions
+  for each statement execute function bump_list_stamp_shared();
+
+create trigger program_members_list_stamp_ins after insert on program_members
+  referencing new table as new_rows for each statement execute function bump_list_stamp_users();
+create trigger program_members_list_stamp_upd after update on program_members
+  referencing old table as old_rows new table as new_rows for each statement execute function bump_list_stamp_users();
+create trigger program_members_list_stamp_del after delete on program_members
+  referencing old table as old_rows for each statement execute function bump_list_stamp_users();
+create trigger program_members_list_stamp_trunc after truncate on program_members
+  for each statement execute function bump_list_stamp_shared();
