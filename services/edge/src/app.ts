@@ -1,7 +1,7 @@
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import { isAuthor, phraseFor } from '@studium/contracts';
 import type { Bus, Logger } from '@studium/platform';
-import { runChecks } from '@studium/platform';
+import { ReplyCache, runChecks } from '@studium/platform';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
@@ -29,7 +29,10 @@ export interface EdgeDeps {
 /** Builds the edge's fastify app (main.ts listens; tests inject or listen on port 0). */
 export async function buildApp(deps: EdgeDeps) {
   const { bus, redis, config } = deps;
-  const metrics = createEdgeMetrics();
+  // A kept list takes about five times its wire size in memory: the parsed reply, its text
+  // content and their encoded bytes (measured on the 200-course bench catalog).
+  const replies = new ReplyCache(config.REPLY_CACHE_MB * 1024 * 1024, 5);
+  const metrics = createEdgeMetrics(replies);
   const audit = new AuditLog(deps.db, deps.log);
   const auth = new Authenticator(bus, config.AUTH_CACHE_TTL_MS);
   auth.start();
@@ -37,7 +40,7 @@ export async function buildApp(deps: EdgeDeps) {
   const uiKey = (caller: Caller) => `${config.SUBJECT_PREFIX}:ui:${caller.tokenKey}`;
   // Stateless 2025-era clients send their capabilities only at initialize: remember them per token.
   const uiFromInitialize = async (caller: Caller) => (await redis.get(uiKey(caller)).catch(() => null)) === '1';
-  const callDeps = { bus, limiter, audit, metrics };
+  const callDeps = { bus, limiter, audit, metrics, replies };
   const handlers = Object.fromEntries(
     (Object.keys(SURFACES) as SurfacePath[]).map((p) => [p, createSurfaceHandler(p, callDeps, uiFromInitialize)]),
   ) as Record<SurfacePath, ReturnType<typeof createSurfaceHandler>>;

@@ -20,6 +20,11 @@ export const EdgeConfig = BaseConfig.extend({
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
   /** Tool calls per token per minute; 0 disables the limit. */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
+  /**
+   * Memory for the kept replies of read tools (MB), revalidated with their services on every call
+   * (conditional requests: a current reply costs the service a stamp read, not a query); 0 keeps none.
+   */
+  REPLY_CACHE_MB: z.coerce.number().min(0).default(64),
   /** Where the platform's web pages live (links in fallbacks). */
   PUBLIC_URL: z.string().default('http://127.0.0.1:8080'),
 });

@@ -1,5 +1,5 @@
-import { createMetrics } from '@studium/platform';
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { createMetrics, type ReplyCache } from '@studium/platform';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 /** The edge's Prometheus metrics. */
 export interface Metrics {
@@ -9,8 +9,27 @@ export interface Metrics {
   httpRejections: Counter<'endpoint' | 'status'>;
 }
 
-export function createEdgeMetrics(): Metrics {
+export function createEdgeMetrics(replies: ReplyCache): Metrics {
   const registry = createMetrics('edge');
+  new Counter({
+    name: 'studium_reply_cache_requests_total',
+    help: 'Read tool calls by whether the kept reply was still current (hit) or had to be sent (miss)',
+    labelNames: ['result'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.labels('hit').inc(replies.hits);
+      this.labels('miss').inc(replies.misses);
+    },
+  });
+  new Gauge({
+    name: 'studium_reply_cache_bytes',
+    help: 'Estimated memory of the replies kept for conditional requests',
+    registers: [registry],
+    collect() {
+      this.set(replies.bytes);
+    },
+  });
   return {
     registry,
     toolCalls: new Counter({

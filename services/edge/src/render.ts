@@ -1,6 +1,6 @@
 import type { Refusal } from '@studium/contracts';
 import { phraseFor } from '@studium/contracts';
-import { rememberDataJson } from './reply-json.ts';
+import { serializedData } from './reply-json.ts';
 
 /** JSON with ", " and ": " separators, as the spec's examples print details. */
 export function specJson(value: unknown): string {
@@ -22,13 +22,13 @@ export function refusalText(error: Refusal): string {
 
 /**
  * A tool result carrying data. structuredContent is the bus reply itself, `{ ok: true, data }`,
- * so that success and refusal share one output schema (see {@link envelopeSchema}). The text
- * content is the JSON of data, which the legacy JSON reply reuses for structuredContent.
+ * so that success and refusal share one output schema (see {@link envelope}). The text content is
+ * the JSON of data, made once per data object (a kept reply brings the same object back), which
+ * the legacy JSON reply reuses for structuredContent.
  */
 export function dataResult(data: unknown) {
-  const text = JSON.stringify(data);
+  const { text } = serializedData(data);
   const structuredContent = { ok: true, data } as Record<string, unknown>;
-  if (text !== undefined) rememberDataJson(structuredContent, text);
   return { content: [{ type: 'text' as const, text }], structuredContent };
 }
 

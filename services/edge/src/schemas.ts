@@ -58,13 +58,32 @@ export function envelope(tool: ToolContract): z.ZodObject {
   return z.object({ ok: z.boolean(), data: tool.output.optional(), error: Refusal.optional() });
 }
 
+/**
+ * The SDK validates every structuredContent against the output schema. Data objects that come
+ * back from the reply cache are the same (unchanged) objects on every call: each is validated the
+ * first time only.
+ */
+function validatedOnce(schema: z.ZodObject): (value: unknown) => unknown {
+  const std = schema['~standard'];
+  const valid = new WeakSet<object>();
+  return (value) => {
+    const data = (value as { ok?: unknown; data?: unknown } | null)?.data;
+    const keep = (value as { ok?: unknown } | null)?.ok === true && typeof data === 'object' && data !== null;
+    if (keep && valid.has(data)) return { value };
+    const result = std.validate(value);
+    if (keep && !(result instanceof Promise) && !result.issues) valid.add(data);
+    return result;
+  };
+}
+
 /** The schemas a tool is registered with, built once per contract. */
 export function toolSchemas(tool: ToolContract): ToolSchemas {
   let schemas = built.get(tool);
   if (!schemas) {
+    const output = envelope(tool);
     schemas = {
       input: memoized(tool.input, (value) => ({ value })) as unknown as z.ZodObject,
-      output: memoized(envelope(tool)) as unknown as z.ZodObject,
+      output: memoized(output, validatedOnce(output)) as unknown as z.ZodObject,
     };
     built.set(tool, schemas);
   }

@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { INVALID_ARGUMENTS, type Principal, type ToolContract } from '@studium/contracts';
-import { type Bus, Failure } from '@studium/platform';
+import { type Bus, Failure, type ReplyCache } from '@studium/platform';
 import type { z } from 'zod';
 import type { AuditLog } from './audit.ts';
 import type { Metrics } from './metrics.ts';
@@ -14,6 +14,8 @@ export interface CallDeps {
   limiter: RateLimiter;
   audit: AuditLog;
   metrics: Metrics;
+  /** Replies of read tools kept for conditional requests (see Bus.request). */
+  replies?: ReplyCache;
 }
 
 /** The caller of one HTTP exchange, handed to the MCP layer through authInfo.extra. */
@@ -51,7 +53,8 @@ export async function callTool(deps: CallDeps, tool: ToolContract, caller: Calle
       outcome = 'rate_limited';
       return failureResult(429);
     }
-    const result = await deps.bus.request(tool, caller.principal, parsed.data as never);
+    const cache = tool.annotations.readOnlyHint ? deps.replies : undefined;
+    const result = await deps.bus.request(tool, caller.principal, parsed.data as never, { cache });
     if (result.ok) return dataResult(result.data);
     outcome = 'refused';
     return refusalResult(result.error);

@@ -1,0 +1,103 @@
+import { createTestEnv, type TestEnv } from '@studium/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { card, seedCards } from '../services/enrollment/test/support/cards.ts';
+import { type AgentClient, connectAgent, data, type ToolResult, text } from './support/clients.ts';
+import { startEdge, startEnrollment } from './support/stack.ts';
+
+// The edge keeps the replies of the course lists and revalidates them with enrollment on every
+// call (conditional requests): a current list costs enrollment one stamp read, and any change —
+// through the edge or not — shows on the very next call.
+let env: TestEnv;
+let enrollment: Awaited<ReturnType<typeof startEnrollment>>;
+let edge: Awaited<ReturnType<typeof startEdge>>;
+let v1: AgentClient;
+let v2: AgentClient;
+
+beforeAll(async () => {
+  env = await createTestEnv('kept-lists');
+  enrollment = await startEnrollment(env);
+  edge = await startEdge(env);
+  const a = enrollment.admin;
+  await a.upsertOrganization('acme', 'Акме');
+  await a.upsertUser('kate@test.studium', 'Катя Ученица', ['Student']);
+  await a.addMember('acme', 'kate@test.studium', 'member');
+  await seedCards(env, enrollment.db, [card('k-alpha'), card('k-beta'), card('k-soon', { status: 'upcoming' })]);
+  for (const c of ['k-alpha', 'k-beta', 'k-soon']) await a.allowCourse('acme', c);
+  const { token } = await a.issueToken('kate@test.studium');
+  v1 = await connectAgent('v1', `${edge.url}/mcp`, token);
+  v2 = await connectAgent('v2', `${edge.url}/mcp`, token);
+});
+
+afterAll(async () => {
+  await v1?.close();
+  await v2?.close();
+  await edge?.close();
+  await enrollment?.close();
+  await env?.cleanup();
+});
+
+type Course = { course: string; notify?: boolean; overdue?: boolean };
+const courses = (r: ToolResult) => (data(r).courses as Course[]).map((c) => c.course).sort();
+
+/** Hits and misses of the edge's kept replies, read off its /metrics. */
+async function keptStats() {
+  const body = await (await fetch(`${edge.url}/metrics`)).text();
+  const value = (result: string) =>
+    Number(
+      body.match(
+        new RegExp(`^studium_reply_cache_requests_total\\{[^}]*result="${result}"[^}]*\\} (\\d+)`, 'm'),
+      )?.[1] ?? 0,
+    );
+  return { hit: value('hit'), miss: value('miss') };
+}
+
+/** The result's text content is the JSON of its structuredContent data, also when the reply was kept. */
+function consistent(r: ToolResult) {
+  expect(JSON.parse(text(r))).toEqual(data(r));
+  return r;
+}
+
+describe('kept list replies at the edge', () => {
+  it('answers an unchanged list from the kept reply, the same for 2025- and 2026-era clients', async () => {
+    const first = consistent(await v1.callTool('list_catalog', {}));
+    const before = await keptStats();
+    const again = consistent(await v1.callTool('list_catalog', {}));
+    const other = consistent(await v2.callTool('list_catalog', {}));
+    expect(data(again)).toEqual(data(first));
+    expect(data(other)).toEqual(data(first));
+    expect(courses(first)).toEqual(['k-alpha', 'k-beta', 'k-soon']);
+    const after = await keptStats();
+    expect(after.hit - before.hit).toBe(2);
+    expect(after.miss).toBe(before.miss);
+  });
+
+  it('shows a change made outside the edge on the very next call', async () => {
+    await v1.callTool('list_my_courses', {});
+    const before = await keptStats();
+    // The organization assigns a course straight in enrollment's database (the admin CLI's way).
+    await enrollment.admin.assignCourse('acme', 'kate@test.studium', 'k-alpha', { mandatory: true });
+    expect(courses(consistent(await v1.callTool('list_catalog', {})))).toEqual(['k-beta', 'k-soon']);
+    expect(courses(consistent(await v1.callTool('list_my_courses', {})))).toEqual(['k-alpha']);
+    const after = await keptStats();
+    expect(after.miss - before.miss).toBe(2);
+  });
+
+  it('shows the student’s own writes through the edge at once', async () => {
+    await v1.callTool('list_catalog', {});
+    expect(data(await v1.callTool('notify_when_released', { course: 'k-soon' }))).toMatchObject({ notify: true });
+    const soon = (data(consistent(await v1.callTool('list_catalog', {}))).courses as Course[]).find(
+      (c) => c.course === 'k-soon',
+    );
+    expect(soon?.notify).toBe(true);
+    expect(data(await v2.callTool('enroll', { course: 'k-beta' }))).toMatchObject({ course: 'k-beta' });
+    expect(courses(consistent(await v1.callTool('list_catalog', {})))).toEqual(['k-soon']);
+    expect(courses(consistent(await v2.callTool('list_my_courses', {})))).toEqual(['k-alpha', 'k-beta']);
+  });
+
+  it('shows a new course card from the events stream on the next call', async () => {
+    await v1.callTool('list_catalog', {});
+    await seedCards(env, enrollment.db, [card('k-gamma')]);
+    await enrollment.admin.allowCourse('acme', 'k-gamma');
+    expect(courses(consistent(await v1.callTool('list_catalog', {})))).toEqual(['k-gamma', 'k-soon']);
+  });
+});
