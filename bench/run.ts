@@ -1,9 +1,14 @@
 // `npm run bench`: the edge's whoami against a bare SDK server's no-op tool (1 and 64 calls in
 // flight), and list_catalog / list_my_courses through the edge for a student with 200 courses in
-// the catalog, against whoami. The enrollment rows are the same three tools over NATS alone, to
-// tell the edge's share from the service's.
+// the catalog, against whoami. The bare server also returns the list_catalog result as a
+// constant (what its size costs any SDK server and client); a second edge keeps no replies (every
+// list rendered); the enrollment rows are the tools over NATS alone, to tell the edge's share
+// from the service's.
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { list_catalog, list_my_courses, type Principal, resolveToken, whoami } from '@studium/contracts';
 import {
   createBus,
@@ -13,6 +18,7 @@ import {
   migrate,
   openDatabase,
   PLATFORM_MIGRATIONS,
+  ReplyCache,
   streamNames,
 } from '@studium/platform';
 import { connect as natsConnect } from 'nats';
@@ -37,6 +43,7 @@ const databaseUrl = `postgres://postgres@127.0.0.1:5432/studium_bench_${id}`;
 await ensureDatabase(databaseUrl);
 const nc = await natsConnect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
 const children: ChildProcess[] = [];
+const payloadFile = join(tmpdir(), `studium-bench-${id}.json`);
 try {
   const database = openDatabase<EnrollmentDb>(databaseUrl, 'enrollment', 2);
   await migrate(database.pool, 'enrollment', [PLATFORM_MIGRATIONS, MIGRATIONS]);
@@ -72,40 +79,61 @@ try {
     profile(process.env.BENCH_PROFILE_DIR),
   );
   children.push(edge.child);
-  const bare = await spawnTs('bench/bare-server.ts', {}, /READY (\d+)/);
-  children.push(bare.child);
-
+  // The same edge keeping nothing: every list is rendered by enrollment and serialized again.
+  const coldEdge = await spawnTs(
+    'services/edge/src/main.ts',
+    { ...env, REPLY_CACHE_MB: '0' },
+    /Server listening at http:\/\/127\.0\.0\.1:(\d+)/,
+  );
+  children.push(coldEdge.child);
+  const coldClient = await connect(`http://127.0.0.1:${coldEdge.match[1]}/mcp`, token);
   const edgeClient = await connect(`http://127.0.0.1:${edge.match[1]}/mcp`, token);
-  const bareClient = await connect(`http://127.0.0.1:${bare.match[1]}/`);
   const call = (name: string) => () => edgeClient.callTool({ name, arguments: {} });
-  const noop = () => bareClient.callTool({ name: 'noop', arguments: {} });
   const bus = createBus(nc, { prefix, timeoutMs: 5000, log: createLogger('bench', 'silent') });
   const resolved = await bus.request(resolveToken, null, { token });
   if (!resolved.ok) throw new Error(`token not resolved: ${resolved.error.code}`);
   const principal = (resolved.data as { principal: Principal }).principal;
-  const overBus = (contract: typeof whoami | typeof list_catalog | typeof list_my_courses) => async () => {
-    const reply = await bus.request(contract, principal, {});
-    return reply.ok ? {} : { isError: true, error: reply.error };
-  };
+  const kept = new ReplyCache(64 * 1024 * 1024);
+  const overBus =
+    (contract: typeof whoami | typeof list_catalog | typeof list_my_courses, cache?: ReplyCache) => async () => {
+      const reply = await bus.request(contract, principal, {}, { cache });
+      return reply.ok ? {} : { isError: true, error: reply.error };
+    };
 
-  // How many courses each list shows, and how large each result is.
-  const results = (await Promise.all([
-    noop(),
-    ...['whoami', 'list_catalog', 'list_my_courses'].map((n) => call(n)()),
-  ])) as Array<{
+  // How many courses each list shows, and how large each result is. The bare server's `payload`
+  // tool returns the edge's list_catalog result byte for byte.
+  const results = (await Promise.all(['whoami', 'list_catalog', 'list_my_courses'].map((n) => call(n)()))) as Array<{
     structuredContent?: { data?: { courses?: unknown[] } };
   }>;
-  const bytes = results.map((r) => Buffer.byteLength(JSON.stringify(r)));
-  const [catalogN, mineN] = results.slice(2).map((r) => r.structuredContent?.data?.courses?.length ?? 0);
+  writeFileSync(payloadFile, JSON.stringify(results[1]));
+  const bare = await spawnTs('bench/bare-server.ts', { PAYLOAD_FILE: payloadFile }, /READY (\d+)/);
+  children.push(bare.child);
+  const bareClient = await connect(`http://127.0.0.1:${bare.match[1]}/`);
+  const noop = () => bareClient.callTool({ name: 'noop', arguments: {} });
+  const payload = () => bareClient.callTool({ name: 'payload', arguments: {} });
+  const bytes = [await noop(), await payload(), ...results].map((r) => Buffer.byteLength(JSON.stringify(r)));
+  const [catalogN, mineN] = results.slice(1).map((r) => r.structuredContent?.data?.courses?.length ?? 0);
 
-  const cases: Array<[string, () => Promise<unknown>]> = [
-    ['bare no-op', noop],
-    ['edge whoami', call('whoami')],
-    [`edge list_catalog (${COURSES} in catalog, ${catalogN} listed)`, call('list_catalog')],
-    [`edge list_my_courses (${mineN} courses)`, call('list_my_courses')],
-    ['enrollment whoami over NATS', overBus(whoami)],
-    ['enrollment list_catalog over NATS', overBus(list_catalog)],
-    ['enrollment list_my_courses over NATS', overBus(list_my_courses)],
+  const cases: Array<[string, () => Promise<unknown>, number | undefined]> = [
+    ['bare no-op', noop, bytes[0]],
+    ['bare, the list_catalog result as a constant', payload, bytes[1]],
+    ['edge whoami', call('whoami'), bytes[2]],
+    [`edge list_catalog (${COURSES} in catalog, ${catalogN} listed)`, call('list_catalog'), bytes[3]],
+    [`edge list_my_courses (${mineN} courses)`, call('list_my_courses'), bytes[4]],
+    [
+      'edge keeping nothing, list_catalog',
+      () => coldClient.callTool({ name: 'list_catalog', arguments: {} }),
+      bytes[3],
+    ],
+    [
+      'edge keeping nothing, list_my_courses',
+      () => coldClient.callTool({ name: 'list_my_courses', arguments: {} }),
+      bytes[4],
+    ],
+    ['enrollment whoami over NATS', overBus(whoami), undefined],
+    ['enrollment list_catalog over NATS, rendered', overBus(list_catalog), undefined],
+    ['enrollment list_catalog over NATS, kept reply revalidated', overBus(list_catalog, kept), undefined],
+    ['enrollment list_my_courses over NATS, rendered', overBus(list_my_courses), undefined],
   ];
   for (const [, c] of cases) await measure(c, WARMUP, 8);
   const one = await measureInterleaved(
@@ -116,16 +144,16 @@ try {
   const [bare64, edge64] = await measureInterleaved([noop, call('whoami')], CONCURRENT, 64, 4);
 
   const rows: Array<[string, Stats, number | undefined]> = [
-    ...cases.map(([name], i): [string, Stats, number | undefined] => [`${name}, 1 in flight`, one[i], bytes[i]]),
+    ...cases.map(([name, , size], i): [string, Stats, number | undefined] => [`${name}, 1 in flight`, one[i], size]),
     ['bare no-op, 64 in flight', bare64, bytes[0]],
-    ['edge whoami, 64 in flight', edge64, bytes[1]],
+    ['edge whoami, 64 in flight', edge64, bytes[2]],
   ];
   console.log('\n| case | p50 ms | p99 ms | calls/s | result bytes |\n|---|---:|---:|---:|---:|');
   for (const [name, s, size] of rows) {
     const cells = [s.p50.toFixed(2), s.p99.toFixed(2), s.perSecond.toFixed(0), size ?? ''];
     console.log(`| ${name} | ${cells.join(' | ')} |`);
   }
-  const [bare1, edge1, catalog1, mine1] = one;
+  const [bare1, payload1, edge1, catalog1, mine1] = one;
   const ratio = (a: number, b: number) => (a / b).toFixed(2);
   console.log(`\nwhoami p50 / no-op p50 = ${ratio(edge1.p50, bare1.p50)} (target ≤ 1.5)`);
   console.log(
@@ -133,7 +161,9 @@ try {
   );
   console.log(`list_catalog p50 / whoami p50 = ${ratio(catalog1.p50, edge1.p50)} (target ≤ 2)`);
   console.log(`list_my_courses p50 / whoami p50 = ${ratio(mine1.p50, edge1.p50)} (target ≤ 2)`);
+  console.log(`(the bare server's constant list_catalog result / no-op = ${ratio(payload1.p50, bare1.p50)})`);
   await edgeClient.close();
+  await coldClient.close();
   await bareClient.close();
 } finally {
   for (const c of children) c.kill('SIGTERM');
@@ -145,4 +175,5 @@ try {
   await jsm.streams.delete(streamNames(prefix).stream).catch(() => {});
   await nc.drain();
   await dropDatabase(databaseUrl).catch(() => {});
+  rmSync(payloadFile, { force: true });
 }
