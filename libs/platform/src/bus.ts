@@ -198,7 +198,7 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
       }
       const { etag, ...reply } = body;
       if (cache) {
-        cache.misses++;
+        cache.stored++;
         cache.set(key, { etag, reply, bytes: msg.data.byteLength });
       }
       return reply;

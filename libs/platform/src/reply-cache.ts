@@ -10,7 +10,7 @@ export interface CachedReply {
 /**
  * The caller's side of conditional requests (see {@link Bus.request}): replies that came with an
  * ETag, least recently used first out, bounded by their estimated memory: the size on the wire
- * times `footprint` (the parsed reply and whatever the caller derives from it). A hit is only
+ * times `footprint` (the parsed reply and whatever the caller derives from it), and the key. A hit is only
  * ever returned after the service confirmed the ETag is still current, so the cache can make a
  * reply cheaper but never older.
  */
@@ -19,8 +19,8 @@ export class ReplyCache {
   private total = 0;
   /** Requests answered with a kept reply ("not modified"). */
   hits = 0;
-  /** Requests that carried no ETag or whose kept reply had changed. */
-  misses = 0;
+  /** Tagged replies sent in full and kept: first requests, and those whose kept reply had changed. */
+  stored = 0;
 
   constructor(
     /** The memory budget, bytes. */
@@ -50,7 +50,8 @@ export class ReplyCache {
 
   set(key: string, entry: CachedReply): void {
     this.delete(key);
-    const cost = entry.bytes * this.footprint;
+    // The key holds the request's arguments, as long as a caller makes them: it is counted too.
+    const cost = entry.bytes * this.footprint + key.length * 2;
     if (cost > this.maxBytes) return;
     this.entries.set(key, { ...entry, cost });
     this.total += cost;

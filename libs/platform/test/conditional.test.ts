@@ -107,7 +107,7 @@ describe('conditional requests', () => {
 describe('ReplyCache', () => {
   const entry = (etag: string, bytes: number) => ({ etag, reply: { etag }, bytes });
 
-  it('drops the least recently used replies past its size', () => {
+  it('drops the least recently used replies past its size (a one-letter key costs 2 bytes)', () => {
     const cache = new ReplyCache(100);
     cache.set('a', entry('1', 40));
     cache.set('b', entry('2', 40));
@@ -116,30 +116,34 @@ describe('ReplyCache', () => {
     expect(cache.get('b')).toBeUndefined();
     expect(cache.get('a')?.etag).toBe('1');
     expect(cache.get('c')?.etag).toBe('3');
-    expect(cache.bytes).toBe(80);
+    expect(cache.bytes).toBe(84);
   });
 
   it('replaces a key without counting it twice, and keeps nothing larger than itself', () => {
     const cache = new ReplyCache(100);
     cache.set('a', entry('1', 60));
     cache.set('a', entry('2', 70));
-    expect(cache.bytes).toBe(70);
+    expect(cache.bytes).toBe(72);
     expect(cache.get('a')?.etag).toBe('2');
-    cache.set('a', entry('3', 101));
+    cache.set('a', entry('3', 99));
     expect(cache.get('a')).toBeUndefined();
     expect(cache.bytes).toBe(0);
     expect(new ReplyCache(0).size).toBe(0);
   });
 
-  it('counts a kept reply at its footprint: the wire size times the factor', () => {
-    const cache = new ReplyCache(100, 5);
+  it('counts a kept reply at its footprint (the wire size times the factor) and its key', () => {
+    const cache = new ReplyCache(110, 5);
     cache.set('a', entry('1', 10));
     cache.set('b', entry('2', 10));
-    expect(cache.bytes).toBe(100);
+    expect(cache.bytes).toBe(104);
     cache.set('c', entry('3', 10));
     expect(cache.get('a')).toBeUndefined();
-    expect(cache.bytes).toBe(100);
-    cache.set('d', entry('4', 21));
+    expect(cache.bytes).toBe(104);
+    cache.set('d', entry('4', 22));
     expect(cache.get('d')).toBeUndefined();
+    // Arguments as long as a caller makes them are memory too: a long key alone can overflow.
+    cache.set('x'.repeat(60), entry('5', 1));
+    expect(cache.get('x'.repeat(60))).toBeUndefined();
+    expect(cache.bytes).toBe(104);
   });
 });
