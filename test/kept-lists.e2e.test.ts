@@ -48,7 +48,7 @@ async function keptStats() {
         new RegExp(`^studium_reply_cache_requests_total\\{[^}]*result="${result}"[^}]*\\} (\\d+)`, 'm'),
       )?.[1] ?? 0,
     );
-  return { hit: value('hit'), miss: value('miss') };
+  return { hit: value('hit'), stored: value('stored') };
 }
 
 /** The result's text content is the JSON of its structuredContent data, also when the reply was kept. */
@@ -68,7 +68,7 @@ describe('kept list replies at the edge', () => {
     expect(courses(first)).toEqual(['k-alpha', 'k-beta', 'k-soon']);
     const after = await keptStats();
     expect(after.hit - before.hit).toBe(2);
-    expect(after.miss).toBe(before.miss);
+    expect(after.stored).toBe(before.stored);
   });
 
   it('shows a change made outside the edge on the very next call', async () => {
@@ -79,7 +79,7 @@ describe('kept list replies at the edge', () => {
     expect(courses(consistent(await v1.callTool('list_catalog', {})))).toEqual(['k-beta', 'k-soon']);
     expect(courses(consistent(await v1.callTool('list_my_courses', {})))).toEqual(['k-alpha']);
     const after = await keptStats();
-    expect(after.miss - before.miss).toBe(2);
+    expect(after.stored - before.stored).toBe(2);
   });
 
   it('shows the student’s own writes through the edge at once', async () => {

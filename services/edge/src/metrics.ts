@@ -13,13 +13,13 @@ export function createEdgeMetrics(replies: ReplyCache): Metrics {
   const registry = createMetrics('edge');
   new Counter({
     name: 'studium_reply_cache_requests_total',
-    help: 'Read tool calls by whether the kept reply was still current (hit) or had to be sent (miss)',
+    help: 'Tagged read tool replies: confirmed from the kept copy (hit), or sent in full and kept (stored)',
     labelNames: ['result'],
     registers: [registry],
     collect() {
       this.reset();
       this.labels('hit').inc(replies.hits);
-      this.labels('miss').inc(replies.misses);
+      this.labels('stored').inc(replies.stored);
     },
   });
   new Gauge({

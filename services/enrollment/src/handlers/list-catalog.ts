@@ -1,7 +1,7 @@
-import { list_catalog, ok } from '@studium/contracts';
-import { endpoint, Failure, notModified, tagged } from '@studium/platform';
+import { list_catalog } from '@studium/contracts';
+import { endpoint, Failure } from '@studium/platform';
 import { catalogCourse } from '../domain/course-views.ts';
-import { isCurrent, listEtag, listEtagBase } from '../domain/list-etag.ts';
+import { conditionalList } from '../domain/list-etag.ts';
 import type { Identities } from '../identities.ts';
 import type { CatalogRepository } from '../repositories/catalog.repository.ts';
 import type { ListStampsRepository } from '../repositories/list-stamps.repository.ts';
@@ -18,15 +18,20 @@ export function listCatalogHandler(identities: Identities, catalog: CatalogRepos
     const { resolved } = await identities.spaceOf(principal, space);
     if (!resolved.ok) return resolved;
     const { scope } = resolved;
-    // Stamps before data: the rows read below are never older than the ETag they go out under.
-    const now = await stamps.read(principal.user);
-    const base = listEtagBase('list_catalog', principal.user, scope, now);
-    if (isCurrent(ifNoneMatch, base, now.now)) return notModified(ifNoneMatch);
-    const rows = await catalog.listFor({
+    return conditionalList({
+      stamps,
+      list: 'list_catalog',
       user: principal.user,
-      catalogOrgs: scope.catalogOrgs,
-      courseSpaces: scope.courseSpaces,
+      scope,
+      ifNoneMatch,
+      render: async () => {
+        const rows = await catalog.listFor({
+          user: principal.user,
+          catalogOrgs: scope.catalogOrgs,
+          courseSpaces: scope.courseSpaces,
+        });
+        return { data: { space: scope.space, courses: rows.map((r) => catalogCourse(r)) }, until: null };
+      },
     });
-    return tagged(listEtag(base, null), ok({ space: scope.space, courses: rows.map((r) => catalogCourse(r)) }));
   });
 }

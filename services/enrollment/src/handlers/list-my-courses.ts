@@ -1,7 +1,7 @@
-import { list_my_courses, ok } from '@studium/contracts';
-import { endpoint, Failure, notModified, tagged } from '@studium/platform';
+import { list_my_courses } from '@studium/contracts';
+import { endpoint, Failure } from '@studium/platform';
 import { myCourse } from '../domain/course-views.ts';
-import { isCurrent, listEtag, listEtagBase } from '../domain/list-etag.ts';
+import { conditionalList } from '../domain/list-etag.ts';
 import type { Identities } from '../identities.ts';
 import type { EnrollmentRepository, MyCourseRow } from '../repositories/enrollment.repository.ts';
 import type { ListStampsRepository } from '../repositories/list-stamps.repository.ts';
@@ -23,13 +23,17 @@ export function listMyCoursesHandler(
     const { resolved } = await identities.spaceOf(principal, space);
     if (!resolved.ok) return resolved;
     const { scope } = resolved;
-    // Stamps before data: the rows read below are never older than the ETag they go out under.
-    const now = await stamps.read(principal.user);
-    const base = listEtagBase('list_my_courses', principal.user, scope, now);
-    if (isCurrent(ifNoneMatch, base, now.now)) return notModified(ifNoneMatch);
-    const rows = await enrollments.listMine(principal.user, scope.courseSpaces);
-    const courses = rows.map((r) => myCourse(r));
-    return tagged(listEtag(base, nextDeadline(rows)), ok({ space: scope.space, courses }));
+    return conditionalList({
+      stamps,
+      list: 'list_my_courses',
+      user: principal.user,
+      scope,
+      ifNoneMatch,
+      render: async () => {
+        const rows = await enrollments.listMine(principal.user, scope.courseSpaces);
+        return { data: { space: scope.space, courses: rows.map((r) => myCourse(r)) }, until: nextDeadline(rows) };
+      },
+    });
   });
 }
 

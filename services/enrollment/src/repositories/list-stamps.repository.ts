@@ -13,8 +13,8 @@ export interface ListStampsRow {
 // One prepared statement, planned once per connection: it precedes every list call.
 const READ = {
   name: 'enrollment_list_stamps_read',
-  text: `select coalesce(max(stamp) filter (where key = '*'), 0)::text as shared,
-    coalesce(max(stamp) filter (where key = $1), 0)::text as own,
+  text: `select coalesce(max(stamp) filter (where key = '*'), '-') as shared,
+    coalesce(max(stamp) filter (where key = $1), '-') as own,
     (extract(epoch from now()) * 1000)::float8 as now
     from list_stamps where key in ('*', $1)`,
 };
