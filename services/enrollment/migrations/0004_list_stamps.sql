@@ -57,65 +57,29 @@ begin
   return null;
 end $$;
 
-create trigger catalog_list_stamp_ins after insert on catalog
-  referencing new table as new_rows for each statement execute function bump_list_stamp_shared();
-create trigger catalog_list_stamp_upd after update on catalog
-  referencing old table as old_rows new table as new_rows for each statement execute function bump_list_stamp_shared();
-create trigger catalog_list_stamp_del after delete on catalog
-  referencing old table as old_rows for each statement execute function bump_list_stamp_shared();
-create trigger catalog_list_stamp_trunc after truncate on catalog
-  for each statement execute function bump_list_stamp_shared();
-
-create trigger org_courses_list_stamp_ins after insert on org_courses
-  referencing new table as new_rows for each statement execute function bump_list_stamp_shared();
-create trigger org_courses_list_stamp_upd after update on org_courses
-  referencing old table as old_rows new table as new_rows for each statement execute function bump_list_stamp_shared();
-create trigger org_courses_list_stamp_del after delete on org_courses
-  referencing old table as old_rows for each statement execute function bump_list_stamp_shared();
-create trigger org_courses_list_stamp_trunc after truncate on org_courses
-  for each statement execute function bump_list_stamp_shared();
-
-create trigger programs_list_stamp_ins after insert on programs
-  referencing new table as new_rows for each statement execute function bump_list_stamp_shared();
-create trigger programs_list_stamp_upd after update on programs
-  referencing old table as old_rows new table as new_rows for each statement execute function bump_list_stamp_shared();
-create trigger programs_list_stamp_del after delete on programs
-  referencing old table as old_rows for each statement execute function bump_list_stamp_shared();
-create trigger programs_list_stamp_trunc after truncate on programs
-  for each statement execute function bump_list_stamp_shared();
-
-create trigger program_courses_list_stamp_ins after insert on program_courses
-  referencing new table as new_rows for each statement execute function bump_list_stamp_shared();
-create trigger program_courses_list_stamp_upd after update on program_courses
-  referencing old table as old_rows new table as new_rows for each statement execute function bump_list_stamp_shared();
-create trigger program_courses_list_stamp_del after delete on program_courses
-  referencing old table as old_rows for each statement execute function bump_list_stamp_shared();
-create trigger program_courses_list_stamp_trunc after truncate on program_courses
-  for each statement execute function bump_list_stamp_shared();
-
-create trigger enrollments_list_stamp_ins after insert on enrollments
-  referencing new table as new_rows for each statement execute function bump_list_stamp_users();
-create trigger enrollments_list_stamp_upd after update on enrollments
-  referencing old table as old_rows new table as new_rows for each statement execute function bump_list_stamp_users();
-create trigger enrollments_list_stamp_del after delete on enrollments
-  referencing old table as old_rows for each statement execute function bump_list_stamp_users();
-create trigger enrollments_list_stamp_trunc after truncate on enrollments
-  for each statement execute function bump_list_stamp_shared();
-
-create trigger subscriptions_list_stamp_ins after insert on subscriptions
-  referencing new table as new_rows for each statement execute function bump_list_stamp_users();
-create trigger subscriptions_list_stamp_upd after update on subscriptions
-  referencing old table as old_rows new table as new_rows for each statement execute function bump_list_stamp_users();
-create trigger subscriptions_list_stamp_del after delete on subscriptions
-  referencing old table as old_rows for each statement execute function bump_list_stamp_users();
-create trigger subscriptions_list_stamp_trunc after truncate on subscriptions
-  for each statement execute function bump_list_stamp_shared();
-
-create trigger program_members_list_stamp_ins after insert on program_members
-  referencing new table as new_rows for each statement execute function bump_list_stamp_users();
-create trigger program_members_list_stamp_upd after update on program_members
-  referencing old table as old_rows new table as new_rows for each statement execute function bump_list_stamp_users();
-create trigger program_members_list_stamp_del after delete on program_members
-  referencing old table as old_rows for each statement execute function bump_list_stamp_users();
-create trigger program_members_list_stamp_trunc after truncate on program_members
-  for each statement execute function bump_list_stamp_shared();
+-- Four triggers on each table the lists read: insert, update and delete (each with its transition
+-- tables), and truncate (no rows to name: it bumps the shared stamp).
+do $$
+declare
+  t record;
+begin
+  for t in select * from (values
+    ('catalog', 'bump_list_stamp_shared'),
+    ('org_courses', 'bump_list_stamp_shared'),
+    ('programs', 'bump_list_stamp_shared'),
+    ('program_courses', 'bump_list_stamp_shared'),
+    ('enrollments', 'bump_list_stamp_users'),
+    ('subscriptions', 'bump_list_stamp_users'),
+    ('program_members', 'bump_list_stamp_users')
+  ) as v (tab, fn)
+  loop
+    execute format('create trigger %I after insert on %I referencing new table as new_rows '
+      'for each statement execute function %I()', t.tab || '_list_stamp_ins', t.tab, t.fn);
+    execute format('create trigger %I after update on %I referencing old table as old_rows new table as new_rows '
+      'for each statement execute function %I()', t.tab || '_list_stamp_upd', t.tab, t.fn);
+    execute format('create trigger %I after delete on %I referencing old table as old_rows '
+      'for each statement execute function %I()', t.tab || '_list_stamp_del', t.tab, t.fn);
+    execute format('create trigger %I after truncate on %I '
+      'for each statement execute function bump_list_stamp_shared()', t.tab || '_list_stamp_trunc', t.tab);
+  end loop;
+end $$;
