@@ -39,7 +39,7 @@ const CODE_VERSION = createHash('sha256')
  * list, whose, and the space scope (the organizations whose catalogs and enrollments count),
  * which the identity decides and no stamp covers.
  */
-export function listEtagBase(list: string, user: string, scope: SpaceScope, stamps: ListStampsRow): string {
+function listEtagBase(list: string, user: string, scope: SpaceScope, stamps: ListStampsRow): string {
   const who = createHash('sha256')
     .update(
       JSON.stringify([
@@ -61,12 +61,12 @@ export function listEtagBase(list: string, user: string, scope: SpaceScope, stam
  * The full ETag: the base and the database time (epoch ms) at which the reply turns stale with no
  * write at all (a deadline passing makes a course overdue), or `-` when it never does.
  */
-export function listEtag(base: string, until: number | null): string {
+function listEtag(base: string, until: number | null): string {
   return `${base}|${until ?? '-'}`;
 }
 
 /** True when the caller's ETag was given for the same base and its reply has not gone stale by time. */
-export function isCurrent(etag: string | null, base: string, now: number): etag is string {
+function isCurrent(etag: string | null, base: string, now: number): etag is string {
   if (!etag?.startsWith(`${base}|`)) return false;
   const until = etag.slice(base.length + 1);
   if (until === '-') return true;

@@ -1,10 +1,9 @@
 import { list_my_courses } from '@studium/contracts';
-import { endpoint, Failure } from '@studium/platform';
 import { myCourse } from '../domain/course-views.ts';
-import { conditionalList } from '../domain/list-etag.ts';
 import type { Identities } from '../identities.ts';
 import type { EnrollmentRepository, MyCourseRow } from '../repositories/enrollment.repository.ts';
 import type { ListStampsRepository } from '../repositories/list-stamps.repository.ts';
+import { courseListEndpoint } from './course-list.ts';
 
 /**
  * list_my_courses: the student's courses in the space with progress, deadlines and programs.
@@ -18,22 +17,9 @@ export function listMyCoursesHandler(
   enrollments: EnrollmentRepository,
   stamps: ListStampsRepository,
 ) {
-  return endpoint(list_my_courses, async ({ space }, { principal, ifNoneMatch }) => {
-    if (!principal) throw new Failure(401, 'no principal');
-    const { resolved } = await identities.spaceOf(principal, space);
-    if (!resolved.ok) return resolved;
-    const { scope } = resolved;
-    return conditionalList({
-      stamps,
-      list: 'list_my_courses',
-      user: principal.user,
-      scope,
-      ifNoneMatch,
-      render: async () => {
-        const rows = await enrollments.listMine(principal.user, scope.courseSpaces);
-        return { data: { space: scope.space, courses: rows.map((r) => myCourse(r)) }, until: nextDeadline(rows) };
-      },
-    });
+  return courseListEndpoint(list_my_courses, identities, stamps, async (principal, scope) => {
+    const rows = await enrollments.listMine(principal.user, scope.courseSpaces);
+    return { data: { space: scope.space, courses: rows.map((r) => myCourse(r)) }, until: nextDeadline(rows) };
   });
 }
 
