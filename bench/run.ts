@@ -88,7 +88,9 @@ try {
   children.push(coldEdge.child);
   const coldClient = await connect(`http://127.0.0.1:${coldEdge.match[1]}/mcp`, token);
   const edgeClient = await connect(`http://127.0.0.1:${edge.match[1]}/mcp`, token);
-  const call = (name: string) => () => edgeClient.callTool({ name, arguments: {} });
+  const callOn = (client: typeof edgeClient) => (name: string) => () => client.callTool({ name, arguments: {} });
+  const call = callOn(edgeClient);
+  const coldCall = callOn(coldClient);
   const bus = createBus(nc, { prefix, timeoutMs: 5000, log: createLogger('bench', 'silent') });
   const resolved = await bus.request(resolveToken, null, { token });
   if (!resolved.ok) throw new Error(`token not resolved: ${resolved.error.code}`);
@@ -120,16 +122,8 @@ try {
     ['edge whoami', call('whoami'), bytes[2]],
     [`edge list_catalog (${COURSES} in catalog, ${catalogN} listed)`, call('list_catalog'), bytes[3]],
     [`edge list_my_courses (${mineN} courses)`, call('list_my_courses'), bytes[4]],
-    [
-      'edge keeping nothing, list_catalog',
-      () => coldClient.callTool({ name: 'list_catalog', arguments: {} }),
-      bytes[3],
-    ],
-    [
-      'edge keeping nothing, list_my_courses',
-      () => coldClient.callTool({ name: 'list_my_courses', arguments: {} }),
-      bytes[4],
-    ],
+    ['edge keeping nothing, list_catalog', coldCall('list_catalog'), bytes[3]],
+    ['edge keeping nothing, list_my_courses', coldCall('list_my_courses'), bytes[4]],
     ['enrollment whoami over NATS', overBus(whoami), undefined],
     ['enrollment list_catalog over NATS, rendered', overBus(list_catalog), undefined],
     ['enrollment list_catalog over NATS, kept reply revalidated', overBus(list_catalog, kept), undefined],
