@@ -159,6 +159,84 @@ export const CourseCardChanged = z.looseObject({
 });
 export type CourseCardChanged = z.infer<typeof CourseCardChanged>;
 
+/** Where a lesson event happened: the student, the lesson (id and key), the session and its space. */
+const LessonEventBase = {
+  user: z.string(),
+  course: z.string(),
+  /** Lesson id (`<course>.<key>`). */
+  lesson: z.string(),
+  lesson_key: z.string(),
+  session: z.string(),
+  space: z.string(),
+  /** The organization of an organization space; null in the personal space. */
+  organization: z.string().nullable(),
+  at: Timestamp,
+};
+
+/** A lesson session was started or continued (start_lesson). */
+export const SessionStarted = z.looseObject({
+  ...LessonEventBase,
+  release: z.string(),
+  version: z.number().int(),
+  channel: z.enum(['agent', 'web']),
+  opening: z.string(),
+  /** The lesson's objectives in order (key and text), so read models need not read the release. */
+  objectives: z.array(z.object({ key: z.string(), text: z.string() })),
+});
+export type SessionStarted = z.infer<typeof SessionStarted>;
+
+/** An item of a lesson was marked (mark_goal); the evidence stays in lessons. */
+export const GoalMarked = z.looseObject({
+  ...LessonEventBase,
+  objective: z.string(),
+  goal: z.string(),
+  status: z.string(),
+  /** The objective's status after the mark (not_started, touched, covered). */
+  objective_status: z.string(),
+});
+export type GoalMarked = z.infer<typeof GoalMarked>;
+
+/** Every required item of a lesson is closed (the lesson run became covered). */
+export const LessonCovered = z.looseObject({ ...LessonEventBase });
+export type LessonCovered = z.infer<typeof LessonCovered>;
+
+/**
+ * A lesson was passed (a passed quiz or complete_lesson); `late` — after the enrollment's deadline.
+ * Homework is assigned on it; enrollment and reporting count passed lessons from it.
+ */
+export const LessonPassed = z.looseObject({
+  ...LessonEventBase,
+  release: z.string(),
+  version: z.number().int(),
+  via: z.enum(['quiz', 'complete']),
+  late: z.boolean(),
+  /** Lessons of the course the student has passed now, and how many the active release has. */
+  lessons_passed: z.number().int(),
+  lessons_total: z.number().int(),
+  /** Every lesson of the course is passed. */
+  course_completed: z.boolean(),
+});
+export type LessonPassed = z.infer<typeof LessonPassed>;
+
+/** A quiz attempt ended with a verdict. */
+export const QuizAttemptFinished = z.looseObject({
+  ...LessonEventBase,
+  attempt: z.string(),
+  number: z.number().int(),
+  score: z.number(),
+  passed: z.boolean(),
+});
+export type QuizAttemptFinished = z.infer<typeof QuizAttemptFinished>;
+
+/** A quiz attempt was cancelled by a new release (quiz_changed, attempt_outdated, lesson_removed). */
+export const QuizAttemptCancelled = z.looseObject({
+  ...LessonEventBase,
+  attempt: z.string(),
+  number: z.number().int(),
+  reason: z.string(),
+});
+export type QuizAttemptCancelled = z.infer<typeof QuizAttemptCancelled>;
+
 /** Catalog of every domain event, keyed `<service>.<event>`. */
 export const events = {
   'courses.course_published': defineEvent('courses', 'course_published', CoursePublished),
@@ -169,6 +247,12 @@ export const events = {
   'enrollment.enrolled': defineEvent('enrollment', 'enrolled', Enrolled),
   'enrollment.subscription_notified': defineEvent('enrollment', 'subscription_notified', SubscriptionNotified),
   'enrollment.user_created': defineEvent('enrollment', 'user_created', UserCreated),
+  'lessons.session_started': defineEvent('lessons', 'session_started', SessionStarted),
+  'lessons.goal_marked': defineEvent('lessons', 'goal_marked', GoalMarked),
+  'lessons.lesson_covered': defineEvent('lessons', 'lesson_covered', LessonCovered),
+  'lessons.lesson_passed': defineEvent('lessons', 'lesson_passed', LessonPassed),
+  'lessons.quiz_attempt_finished': defineEvent('lessons', 'quiz_attempt_finished', QuizAttemptFinished),
+  'lessons.quiz_attempt_cancelled': defineEvent('lessons', 'quiz_attempt_cancelled', QuizAttemptCancelled),
 } as const;
 
 /** Key of an event in the catalog. */

@@ -128,3 +128,18 @@ export const Release = z.object({
 });
 export type Release = z.infer<typeof Release>;
 export type ReleaseLesson = z.infer<typeof ReleaseLesson>;
+
+/**
+ * The stable id of a lesson of a course: `<course id>.<lesson key>`. Lesson keys are chosen by the
+ * author and survive new releases, so the id does too (the lesson's runs stay attached to it).
+ */
+export function lessonId(course: string, lessonKey: string): string {
+  return `${course}.${lessonKey}`;
+}
+
+/** Splits a lesson id into course id and lesson key; null when it is not one. */
+export function parseLessonId(id: string): { course: string; key: string } | null {
+  const dot = id.indexOf('.');
+  if (dot <= 0 || dot === id.length - 1) return null;
+  return { course: id.slice(0, dot), key: id.slice(dot + 1) };
+}

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Release } from '../release.ts';
 import { defineOperation } from '../tool.ts';
 
 /** A warning of a release's checks (spec: empty student text, question without explanation). */
@@ -29,5 +30,28 @@ export const publishRelease = defineOperation({
     version: z.number().int(),
     created: z.boolean(),
     warnings: z.array(ReleaseWarning),
+  }),
+});
+
+/**
+ * The content of a release (lessons, homework → courses). Without `release`: the course's active
+ * release. Releases are immutable, so a caller may keep the content by release id for as long as
+ * it likes; the active release changes only with `evt.courses.release_published` (and
+ * `evt.courses.course_unpublished`). Refusals: `course_not_found`, `course_not_released` (no active
+ * release), `release_not_found` (the named release is not one of this course's).
+ */
+export const releaseContent = defineOperation({
+  subject: 'courses.release_content',
+  input: z.object({ course: z.string(), release: z.string().optional() }),
+  output: z.object({
+    course: z.string(),
+    release: z.string(),
+    version: z.number().int(),
+    digest: z.string(),
+    /** Whether this is the course's active release now. */
+    active: z.boolean(),
+    published_at: z.string(),
+    /** The canonical release JSON (see `Release` in release.ts). */
+    content: Release,
   }),
 });

@@ -1,2 +1,4 @@
+export * from './course-access.ts';
 export * from './courses.ts';
 export * from './enrollment.ts';
+export * from './lesson-context.ts';

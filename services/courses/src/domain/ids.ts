@@ -5,10 +5,5 @@ export function newId(prefix: 'crs' | 'rel' | 'note'): string {
   return `${prefix}_${randomBytes(8).toString('hex')}`;
 }
 
-/**
- * The stable id of a lesson of a course: `<course id>.<lesson key>`. Lesson keys are chosen by the
- * author and survive new releases, so the id does too (the lesson's runs stay attached to it).
- */
-export function lessonId(course: string, lessonKey: string): string {
-  return `${course}.${lessonKey}`;
-}
+/** Lesson ids are shared by every context: see `lessonId` in the contracts. */
+export { lessonId } from '@studium/contracts';

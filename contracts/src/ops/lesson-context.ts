@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { defineOperation } from '../tool.ts';
+import { BlockRef, StudentReportView } from '../tools/shapes.ts';
+import { PreviousHomework } from '../tools/student/start-lesson.ts';
+
+/**
+ * What start_lesson asks the other contexts for, in parallel and each optional: a context that
+ * does not answer (not deployed, timed out) leaves its fields empty and the lesson still starts.
+ */
+
+/** A section of the course document collected in a lesson, with whether the student filled it. */
+export const LessonArtifactBlock = z.object({
+  artifact: z.string(),
+  key: z.string(),
+  title: z.string(),
+  description: z.string(),
+  filled: z.boolean(),
+});
+export type LessonArtifactBlock = z.infer<typeof LessonArtifactBlock>;
+
+/**
+ * start_lesson → homework: the document sections of this lesson (with `filled` in the session's
+ * space) and the previous lesson's homework with the student's submission in that space (status,
+ * due, overdue, version, last comment — never the answer). `previous_lesson` is the key of the
+ * lesson before this one in course order (null for the first lesson).
+ */
+export const homeworkLessonContext = defineOperation({
+  subject: 'homework.lesson_context',
+  input: z.object({
+    user: z.string(),
+    course: z.string(),
+    release: z.string(),
+    lesson: z.string(),
+    previous_lesson: z.string().nullable(),
+    space: z.string(),
+  }),
+  output: z.object({
+    artifact_blocks: z.array(LessonArtifactBlock),
+    previous_homework: PreviousHomework.nullable(),
+  }),
+});
+
+/** complete_lesson (and the quiz's last answer) → homework: this lesson's document sections still empty in the space. */
+export const homeworkEmptyBlocks = defineOperation({
+  subject: 'homework.empty_blocks',
+  input: z.object({
+    user: z.string(),
+    course: z.string(),
+    release: z.string(),
+    lesson: z.string(),
+    space: z.string(),
+  }),
+  output: z.object({ empty_blocks: z.array(BlockRef) }),
+});
+
+/** A note about the student as start_lesson's history carries it. */
+export const HistoryNote = z.object({
+  key: z.string(),
+  kind: z.enum(['fact', 'project', 'observation']),
+  text: z.string(),
+  course: z.string().nullable(),
+  updated_at: z.string(),
+});
+export type HistoryNote = z.infer<typeof HistoryNote>;
+
+/**
+ * start_lesson → knowledge: notes about the student for this course — the facts (any course), and
+ * the project and observation notes of this course; those whose keys are in `keys` (the course
+ * frame's learn_about_student keys) first, then the free keys, newest first.
+ */
+export const knowledgeLessonHistory = defineOperation({
+  subject: 'knowledge.lesson_history',
+  input: z.object({ user: z.string(), course: z.string(), keys: z.array(z.string()) }),
+  output: z.object({ notes: z.array(HistoryNote) }),
+});
+
+/**
+ * start_lesson → courses: the student's reports on this course that the authors closed (fixed,
+ * rejected, duplicate) and the student was not told of yet; taking them marks them delivered, so
+ * each reaches the student once.
+ */
+export const coursesTakeClosedReports = defineOperation({
+  subject: 'courses.take_closed_reports',
+  input: z.object({ user: z.string(), course: z.string() }),
+  output: z.object({ reports: z.array(StudentReportView) }),
+});
