@@ -121,7 +121,6 @@ export async function buildApp(deps: EdgeDeps) {
 
   app.addHook('onClose', async () => {
     auth.stop();
-    limiter.stop();
     await Promise.all(Object.values(handlers).map((h) => h.handler.close()));
   });
   return app;

@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import type { AuditLog } from './audit.ts';
 import type { Metrics } from './metrics.ts';
 import type { RateLimiter } from './rate-limit.ts';
-import { dataResult, failureResult, refusalResult } from './render.ts';
+import { dataResult, failureResult, rateLimitedResult, refusalResult } from './render.ts';
 import { toolSchemas } from './schemas.ts';
 
 /** What a tool call needs besides its arguments. */
@@ -49,9 +49,10 @@ export async function callTool(deps: CallDeps, tool: ToolContract, caller: Calle
       outcome = 'invalid_arguments';
       return refusalResult(invalidArguments(tool, parsed.error));
     }
-    if (!(await deps.limiter.allow(caller.tokenKey))) {
+    const rate = await deps.limiter.check(caller.tokenKey);
+    if (!rate.allowed) {
       outcome = 'rate_limited';
-      return failureResult(429);
+      return rateLimitedResult(rate.retryAfter);
     }
     const cache = tool.annotations.readOnlyHint ? deps.replies : undefined;
     const result = await deps.bus.request(tool, caller.principal, parsed.data as never, { cache });
@@ -85,7 +86,11 @@ export function registerContractTool(server: McpServer, deps: CallDeps, tool: To
 
 /** The refusal for arguments that fail the schema: a missing required parameter or a wrong JSON type. */
 export function invalidArguments(tool: ToolContract, error: z.ZodError) {
-  const fields = error.issues.map((i) => ({ field: i.path.join('.') || '(аргументы)', problem: i.message }));
+  // Paths and messages name the field and the rule, never the value: a refusal echoes no input.
+  const fields = error.issues.map((i) => ({
+    field: i.path.join('.').slice(0, 200) || '(аргументы)',
+    problem: i.message.slice(0, 300),
+  }));
   return {
     code: INVALID_ARGUMENTS,
     message: `Аргументы не подходят инструменту ${tool.name}: ${fields.map((f) => f.field).join(', ')} — посмотрите его параметры`,
