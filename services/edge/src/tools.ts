@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { INVALID_ARGUMENTS, type Principal, type ToolContract } from '@studium/contracts';
-import { type Bus, Failure, type ReplyCache } from '@studium/platform';
+import { type Bus, Failure, type Logger, type ReplyCache } from '@studium/platform';
 import type { z } from 'zod';
 import type { AuditLog } from './audit.ts';
 import type { Metrics } from './metrics.ts';
@@ -16,6 +16,8 @@ export interface CallDeps {
   metrics: Metrics;
   /** Replies of read tools kept for conditional requests (see Bus.request). */
   replies?: ReplyCache;
+  /** Where every caught error goes, with the request id. */
+  log: Logger;
 }
 
 /** The caller of one HTTP exchange, handed to the MCP layer through authInfo.extra. */
@@ -23,6 +25,8 @@ export interface Caller {
   principal: Principal;
   tokenKey: string;
   endpoint: string;
+  /** The HTTP request's id, in every log line about the call. */
+  requestId?: string;
 }
 
 /**
@@ -61,6 +65,10 @@ export async function callTool(deps: CallDeps, tool: ToolContract, caller: Calle
     return refusalResult(result.error);
   } catch (err) {
     const status = err instanceof Failure ? err.status : 503;
+    const at = { err, reqId: caller.requestId, tool: tool.name, user: caller.principal.user, status };
+    // A Failure is the spec's phrase on purpose (a service's 403/404/417, a timeout); anything else is a bug.
+    if (err instanceof Failure) deps.log.warn(at, 'tool call failed');
+    else deps.log.error(at, 'tool call crashed');
     outcome = `failure_${status}`;
     return failureResult(status);
   } finally {
