@@ -1,8 +1,9 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createTestEnv, type TestEnv } from '@studium/testing';
+import { createTestEnv, eventually, type TestEnv } from '@studium/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectAgent, data } from './support/clients.ts';
 import { startEdge, startEnrollment } from './support/stack.ts';
 
 // Spec points of issue 10: the curator's prompt author, and the enrollment rules around spaces.
@@ -68,5 +69,32 @@ describe.each(['v1', 'v2'] as const)('the prompt author (%s client)', (version) 
     expect(client.getServerCapabilities()?.prompts).toBeUndefined();
     await expect(client.getPrompt({ name: 'author' })).rejects.toThrow();
     await client.close();
+  });
+});
+
+describe('whoami while the chosen organization is suspended', () => {
+  it('space is personal (where the lists work) and selected_space names the chosen organization', async () => {
+    const a = enrollment.admin;
+    await a.upsertOrganization('acme', 'Акме');
+    await a.addMember('acme', 'student@test', 'member');
+    const student = await connectAgent('v1', `${edge.url}/mcp`, tokens.student);
+    expect((await student.callTool('set_space', { space: 'acme' })).isError).toBeFalsy();
+    expect(data(await student.callTool('whoami', {}))).toMatchObject({ space: 'acme' });
+    expect(data(await student.callTool('whoami', {}))).not.toHaveProperty('selected_space');
+
+    await a.setSuspended('acme', true);
+    await eventually(async () => expect(data(await student.callTool('whoami', {})).space).toBe('personal'));
+    const who = data(await student.callTool('whoami', {}));
+    expect(who).toMatchObject({
+      space: 'personal',
+      selected_space: 'acme',
+      organizations: [{ name: 'acme', suspended: true }],
+    });
+    expect(data(await student.callTool('list_my_courses', {})).space).toBe('personal');
+
+    await a.setSuspended('acme', false);
+    await eventually(async () => expect(data(await student.callTool('whoami', {})).space).toBe('acme'));
+    expect(data(await student.callTool('whoami', {}))).not.toHaveProperty('selected_space');
+    await student.close();
   });
 });
