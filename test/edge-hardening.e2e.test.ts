@@ -136,6 +136,9 @@ describe('the HTTP layer', () => {
       rpc(2, 'create_course', { title: 'я'.repeat(100_000), summary: 'x' }),
     );
     expect(big.status).toBe(200);
+    const malformed = await post(`${edge.url}/authoring`, token, '{"jsonrpc": "2.0", "id": 3, "method"');
+    expect(malformed.status).toBe(400);
+    expect(await malformed.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
     expect((await big.json()).result.structuredContent.error).toMatchObject({
       code: 'invalid_arguments',
       fields: [{ field: 'title' }],

@@ -144,13 +144,13 @@ function edgeErrorHandler(error: FastifyError, request: FastifyRequest, reply: F
   const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
   if (status >= 500) request.log.error({ err: error, reqId: request.id }, 'request failed');
   else request.log.warn({ err: error, reqId: request.id, status }, 'request refused');
-  const message =
+  const [code, message] =
     status === 413
-      ? `Запрос слишком большой: не больше ${Math.floor((request.routeOptions.bodyLimit ?? 0) / 1024)} КБ`
-      : status < 500
-        ? 'Некорректный запрос: тело не разобрано как JSON'
-        : phraseFor(503);
-  return reply
-    .code(status)
-    .send({ jsonrpc: '2.0', id: null, error: { code: status < 500 ? -32600 : -32603, message } });
+      ? [-32600, `Запрос слишком большой: не больше ${Math.floor((request.routeOptions.bodyLimit ?? 0) / 1024)} КБ`]
+      : status === 415
+        ? [-32600, 'Unsupported Media Type: Content-Type must be application/json']
+        : status < 500
+          ? [-32700, 'Parse error: тело запроса — не JSON']
+          : [-32603, phraseFor(503)];
+  return reply.code(status).send({ jsonrpc: '2.0', id: null, error: { code, message } });
 }

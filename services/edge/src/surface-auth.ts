@@ -29,6 +29,8 @@ export function surfaceAuth(path: string, deps: SurfaceAuthDeps, requiresAuthor:
     const result = await deps.auth.authenticate(request.headers.authorization);
     if (!result.ok) {
       deps.metrics.httpRejections.labels(path, String(result.status)).inc();
+      if (result.status === 503)
+        request.log.warn({ reqId: request.id, reason: result.reason }, 'authentication failed');
       if (result.status === 401) {
         reply.header('www-authenticate', `Bearer error="invalid_token", error_description="${result.reason}"`);
       }
