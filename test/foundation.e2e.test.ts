@@ -252,7 +252,10 @@ describe('failures', () => {
       const results = [];
       for (let i = 0; i < 4; i++) results.push(await client.callTool('whoami', {}));
       expect(results.slice(0, 3).every((r) => !r.isError)).toBe(true);
-      expect(text(results[3])).toBe(phraseFor(429));
+      expect(text(results[3])).toMatch(new RegExp(`^${phraseFor(429)} \\[rate_limited\\] retry_after: \\d+$`));
+      const retryAfter = (results[3].structuredContent as { error: { retry_after: number } }).error.retry_after;
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(retryAfter).toBeLessThanOrEqual(60);
       await client.close();
     } finally {
       await limited.close();

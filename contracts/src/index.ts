@@ -1,3 +1,4 @@
+export * from './bounds.ts';
 export * from './common.ts';
 export * from './events.ts';
 export * from './ops/index.ts';

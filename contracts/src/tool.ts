@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { bounded } from './bounds.ts';
 
 /** The deployable that answers a subject. */
 export type ServiceName =
@@ -41,11 +42,14 @@ export interface ToolContract<I extends z.ZodObject = z.ZodObject, O extends z.Z
   refusals: readonly string[];
 }
 
-/** Defines a tool; the subject follows from service and name. */
+/**
+ * Defines a tool; the subject follows from service and name. Every string of its input is bounded
+ * and refuses NUL bytes (see {@link bounded}): a field sets its own limit with `.max()`.
+ */
 export function defineTool<I extends z.ZodObject, O extends z.ZodType>(
   def: Omit<ToolContract<I, O>, 'subject'>,
 ): ToolContract<I, O> {
-  return { ...def, subject: `${def.service}.${def.name}` };
+  return { ...def, input: bounded(def.input), subject: `${def.service}.${def.name}` };
 }
 
 /** Annotation presets. */

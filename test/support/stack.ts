@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { type App, createBus, migrate, openDatabase, PLATFORM_MIGRATIONS } from '@studium/platform';
+import { type App, createBus, type Logger, migrate, openDatabase, PLATFORM_MIGRATIONS } from '@studium/platform';
 import type { TestEnv } from '@studium/testing';
 import { Redis } from 'ioredis';
 import { buildApp } from '../../services/edge/src/app.ts';
@@ -63,8 +63,8 @@ export async function startEnrollment(env: TestEnv, overrides: Record<string, st
   return Object.assign(await controlled<EnrollmentApp>(start, database), { database, db: database.db, admin });
 }
 
-/** The real edge on a random local port. */
-export async function startEdge(env: TestEnv, overrides: Record<string, string> = {}) {
+/** The real edge on a random local port (`log` replaces the test's logger, to read what it writes). */
+export async function startEdge(env: TestEnv, overrides: Record<string, string> = {}, log: Logger = env.log) {
   const config = EdgeConfig.parse({
     SUBJECT_PREFIX: env.prefix,
     REQUEST_TIMEOUT_MS: '1500',
@@ -76,7 +76,7 @@ export async function startEdge(env: TestEnv, overrides: Record<string, string> 
   await migrate(database.pool, 'edge', [EDGE_MIGRATIONS]);
   const redis = new Redis(env.redisUrl, { maxRetriesPerRequest: 1 });
   const bus = createBus(env.nc, { prefix: env.prefix, timeoutMs: config.REQUEST_TIMEOUT_MS, log: env.log });
-  const app = await buildApp({ bus, db: database.db, redis, log: env.log, config });
+  const app = await buildApp({ bus, db: database.db, redis, log, config });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const port = (app.server.address() as AddressInfo).port;
   return {

@@ -1,3 +1,4 @@
+import { INPUT_LIMITS } from '@studium/contracts';
 import { createTestEnv, type TestEnv } from '@studium/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AgentClient, connectAgent, data, text } from '../../../test/support/clients.ts';
@@ -52,5 +53,29 @@ describe('curator tools through the edge', () => {
     const result = await agent.callTool('course_release', { course, lesson: 'l-2' });
     expect(result.isError).toBeFalsy();
     expect(data(result).lesson).toMatchObject({ key: 'l-2', homework: { answer_mode: 'text' } });
+  });
+
+  it('what a curator may write, list_courses can return: the longest title and summary, many times', async () => {
+    for (let i = 0; i < 5; i++) {
+      const created = await agent.callTool('create_course', {
+        title: `${i}${'т'.repeat(INPUT_LIMITS.title - 1)}`,
+        summary: 'с'.repeat(INPUT_LIMITS.summary),
+        description: 'о'.repeat(INPUT_LIMITS.long),
+      });
+      expect(created.isError).toBeFalsy();
+    }
+    const over = await agent.callTool('create_course', {
+      title: 'Курс',
+      summary: 'с'.repeat(INPUT_LIMITS.summary + 1),
+    });
+    expect(over.structuredContent).toMatchObject({ ok: false, error: { code: 'invalid_arguments' } });
+    const nul = await agent.callTool('create_course', { title: 'Курс\u0000', summary: 'Карточка' });
+    expect(nul.structuredContent).toMatchObject({ ok: false, error: { code: 'invalid_arguments' } });
+    const listed = await agent.callTool('list_courses', {});
+    expect(listed.isError).toBeFalsy();
+    const long = (data(listed).courses as Array<{ summary: string }>).filter(
+      (c) => c.summary.length === INPUT_LIMITS.summary,
+    );
+    expect(long).toHaveLength(5);
   });
 });

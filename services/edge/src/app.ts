@@ -1,8 +1,8 @@
 import type { AuthInfo } from '@modelcontextprotocol/server';
-import { isAuthor, phraseFor } from '@studium/contracts';
+import { phraseFor } from '@studium/contracts';
 import type { Bus, Logger } from '@studium/platform';
 import { ReplyCache, runChecks } from '@studium/platform';
-import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
@@ -13,6 +13,7 @@ import type { EdgeConfig } from './config.ts';
 import { createSurfaceHandler, SURFACES, type SurfacePath } from './mcp.ts';
 import { createEdgeMetrics } from './metrics.ts';
 import { RateLimiter } from './rate-limit.ts';
+import { surfaceAuth } from './surface-auth.ts';
 import type { Caller } from './tools.ts';
 
 // Schema messages reach agents and students: Russian, like every user-facing text.
@@ -32,20 +33,27 @@ export async function buildApp(deps: EdgeDeps) {
   // A kept list takes about five times its wire size in memory: the parsed reply, its text
   // content and their encoded bytes (measured on the 200-course bench catalog).
   const replies = new ReplyCache(config.REPLY_CACHE_MB * 1024 * 1024, 5);
-  const metrics = createEdgeMetrics(replies);
-  const audit = new AuditLog(deps.db, deps.log);
-  const auth = new Authenticator(bus, config.AUTH_CACHE_TTL_MS);
+  const auditLimiter = new RateLimiter(redis, config.AUDIT_PER_MINUTE, `${config.SUBJECT_PREFIX}:audit`);
+  const audit = new AuditLog(deps.db, deps.log, auditLimiter);
+  const metrics = createEdgeMetrics(replies, audit);
+  const auth = new Authenticator(bus, {
+    ttlMs: config.AUTH_CACHE_TTL_MS,
+    maxEntries: config.AUTH_CACHE_MAX_ENTRIES,
+    negativeTtlMs: config.AUTH_NEGATIVE_TTL_MS,
+  });
   auth.start();
   const limiter = new RateLimiter(redis, config.RATE_LIMIT_PER_MINUTE, config.SUBJECT_PREFIX);
   const uiKey = (caller: Caller) => `${config.SUBJECT_PREFIX}:ui:${caller.tokenKey}`;
   // Stateless 2025-era clients send their capabilities only at initialize: remember them per token.
   const uiFromInitialize = async (caller: Caller) => (await redis.get(uiKey(caller)).catch(() => null)) === '1';
-  const callDeps = { bus, limiter, audit, metrics, replies };
+  const callDeps = { bus, limiter, audit, metrics, replies, log: deps.log };
   const handlers = Object.fromEntries(
     (Object.keys(SURFACES) as SurfacePath[]).map((p) => [p, createSurfaceHandler(p, callDeps, uiFromInitialize)]),
   ) as Record<SurfacePath, ReturnType<typeof createSurfaceHandler>>;
 
-  const app = Fastify({ loggerInstance: deps.log, bodyLimit: 48 * 1024 * 1024 });
+  // Routes that take larger bodies set their own bodyLimit; the MCP endpoints take tool calls.
+  const app = Fastify({ loggerInstance: deps.log, bodyLimit: 1024 * 1024 });
+  app.setErrorHandler(edgeErrorHandler);
   // Per-request access logs would cost more than the calls they describe; metrics count them.
   app.addHook('onRoute', (route) => {
     route.logLevel = 'warn';
@@ -63,26 +71,8 @@ export async function buildApp(deps: EdgeDeps) {
 
   for (const path of Object.keys(SURFACES) as SurfacePath[]) {
     const serve = async (request: FastifyRequest, reply: FastifyReply) => {
-      const result = await auth.authenticate(request.headers.authorization);
-      if (!result.ok) {
-        metrics.httpRejections.labels(path, String(result.status)).inc();
-        if (result.status === 401) {
-          reply.header('www-authenticate', `Bearer error="invalid_token", error_description="${result.reason}"`);
-        }
-        return reply.code(result.status).send(jsonRpcError(request.body, phraseFor(result.status)));
-      }
-      const { principal, tokenKey } = result;
-      if (path === '/authoring' && !isAuthor(principal.roles)) {
-        metrics.httpRejections.labels(path, '403').inc();
-        await audit.record({
-          kind: 'author_role_required',
-          user: principal.user,
-          endpoint: path,
-          detail: { roles: principal.roles },
-        });
-        return reply.code(403).send(jsonRpcError(request.body, phraseFor(403)));
-      }
-      const caller: Caller = { principal, tokenKey, endpoint: path };
+      const caller = request.caller as Caller;
+      const { principal, tokenKey } = caller;
       const body = request.body as { method?: string; params?: { capabilities?: unknown; name?: unknown } } | undefined;
       const onlyTool =
         body?.method === 'tools/call' && typeof body.params?.name === 'string' ? body.params.name : undefined;
@@ -96,9 +86,13 @@ export async function buildApp(deps: EdgeDeps) {
       raw.auth = { token: tokenKey, clientId: principal.user, scopes: [principal.scope], extra: { caller, onlyTool } };
       await handlers[path].node(raw, reply.raw, request.body);
     };
-    app.post(path, serve);
-    app.get(path, serve);
-    app.delete(path, serve);
+    const options = {
+      onRequest: surfaceAuth(path, { auth, audit, metrics }, path === '/authoring'),
+      bodyLimit: config.MCP_BODY_LIMIT_KB * 1024,
+    };
+    app.post(path, options, serve);
+    app.get(path, options, serve);
+    app.delete(path, options, serve);
   }
 
   app.get('/healthz', async () => ({ status: 'ok' }));
@@ -121,7 +115,6 @@ export async function buildApp(deps: EdgeDeps) {
 
   app.addHook('onClose', async () => {
     auth.stop();
-    limiter.stop();
     await Promise.all(Object.values(handlers).map((h) => h.handler.close()));
   });
   return app;
@@ -143,7 +136,21 @@ function originBase(origin: string): string {
   }
 }
 
-function jsonRpcError(body: unknown, message: string) {
-  const id = (body as { id?: unknown } | undefined)?.id ?? null;
-  return { jsonrpc: '2.0', id, error: { code: -32001, message } };
+/**
+ * Errors fastify raises itself (a body over the route's limit, malformed JSON) and any a handler
+ * throws: logged with the request id, answered as a JSON-RPC error without internals.
+ */
+function edgeErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
+  if (status >= 500) request.log.error({ err: error, reqId: request.id }, 'request failed');
+  else request.log.warn({ err: error, reqId: request.id, status }, 'request refused');
+  const [code, message] =
+    status === 413
+      ? [-32600, `Запрос слишком большой: не больше ${Math.floor((request.routeOptions.bodyLimit ?? 0) / 1024)} КБ`]
+      : status === 415
+        ? [-32600, 'Unsupported Media Type: Content-Type must be application/json']
+        : status < 500
+          ? [-32700, 'Parse error: тело запроса — не JSON']
+          : [-32603, phraseFor(503)];
+  return reply.code(status).send({ jsonrpc: '2.0', id: null, error: { code, message } });
 }

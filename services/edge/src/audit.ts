@@ -1,5 +1,6 @@
 import type { Logger } from '@studium/platform';
 import type { Kysely } from 'kysely';
+import type { RateLimiter } from './rate-limit.ts';
 
 /** Tables of the `edge` schema. */
 export interface EdgeDb {
@@ -21,14 +22,26 @@ export interface Violation {
   detail?: Record<string, unknown>;
 }
 
-/** Writes violations to the audit log table and to the log as a warning. */
+/**
+ * Writes violations to the audit log table and to the log as a warning. With a limiter, each user's
+ * violations of one kind are written at most its limit per minute (counted across replicas): a
+ * flood from one token cannot fill the table or the log; the rest are only counted.
+ */
 export class AuditLog {
+  /** Violations not written because their user was over the limit. */
+  suppressed = 0;
+
   constructor(
     private readonly db: Kysely<EdgeDb>,
     private readonly log: Logger,
+    private readonly limiter?: RateLimiter,
   ) {}
 
   async record(v: Violation): Promise<void> {
+    if (this.limiter && !(await this.limiter.check(`${v.kind}:${v.user ?? '-'}`)).allowed) {
+      this.suppressed++;
+      return;
+    }
     this.log.warn({ audit: v }, 'access violation');
     try {
       await this.db

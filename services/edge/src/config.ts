@@ -18,6 +18,14 @@ export const EdgeConfig = BaseConfig.extend({
   ALLOWED_ORIGINS: list.default(['http://localhost', 'http://127.0.0.1']),
   /** How long a resolved token is trusted without asking enrollment again. */
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
+  /** Most resolved tokens the edge keeps (least recently used dropped first). */
+  AUTH_CACHE_MAX_ENTRIES: z.coerce.number().int().min(0).default(10_000),
+  /** How long a token enrollment refused is refused again without asking; 0 asks every time. */
+  AUTH_NEGATIVE_TTL_MS: z.coerce.number().int().min(0).default(5_000),
+  /** Largest request body of an MCP endpoint (tool calls), KB; larger is HTTP 413 before parsing. */
+  MCP_BODY_LIMIT_KB: z.coerce.number().int().min(1).default(512),
+  /** Access violations written to the audit log per user and kind per minute; the rest are counted only. */
+  AUDIT_PER_MINUTE: z.coerce.number().int().min(1).default(20),
   /** Tool calls per token per minute; 0 disables the limit. */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
   /**

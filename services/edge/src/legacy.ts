@@ -43,6 +43,7 @@ export async function serveLegacyJson(
   res: ServerResponse,
   parsedBody: unknown,
   authInfo: AuthInfo | undefined,
+  onError: (err: unknown) => void = () => {},
 ): Promise<void> {
   if (request.method !== 'POST') {
     return writeJson(res, 405, JSON.stringify(rpcError(-32000, 'Method not allowed.', null)), { allow: 'POST' });
@@ -71,7 +72,8 @@ export async function serveLegacyJson(
     const body = outcome.body ? Buffer.from(await outcome.arrayBuffer()) : undefined;
     if (body) headers['content-length'] = String(body.byteLength);
     res.writeHead(outcome.status, headers).end(body);
-  } catch {
+  } catch (err) {
+    onError(err);
     writeInternalError(res, parsedBody);
   } finally {
     transport.close().catch(() => {});

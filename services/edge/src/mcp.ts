@@ -11,6 +11,7 @@ import {
 import { curatorTools, studentTools, type ToolContract } from '@studium/contracts';
 import { capabilitiesSupportUi, registerChoose, type UiSupport } from './choose.ts';
 import { headersOnlyRequest, rpcError, serveLegacyJson, writeInternalError, writeJson } from './legacy.ts';
+import { authorPrompt, registerPrompts, type StaticPrompt } from './prompts.ts';
 import { type CallDeps, type Caller, registerContractTool } from './tools.ts';
 
 /** The two MCP surfaces of spec 000 and the server instructions each gives its agent. */
@@ -26,9 +27,13 @@ export const SURFACES = {
     tools: curatorTools,
     instructions:
       'Studium, кураторский набор: курс меняется только новым релизом (командой конвейера). Начните с list_courses, затем course_notes и course_reports. ' +
-      'Ключи мест берите из course_release. Ветвитесь по коду отказа в квадратных скобках, не по тексту.',
+      'Ключи мест берите из course_release. Ветвитесь по коду отказа в квадратных скобках, не по тексту. Порядок работы подробно — в prompt author.',
+    prompts: [authorPrompt],
   },
-} as const satisfies Record<string, { tools: readonly ToolContract[]; instructions: string }>;
+} as const satisfies Record<
+  string,
+  { tools: readonly ToolContract[]; instructions: string; prompts?: readonly StaticPrompt[] }
+>;
 
 export type SurfacePath = keyof typeof SURFACES;
 
@@ -54,6 +59,7 @@ export function createSurfaceHandler(
       const caps = s.server.getClientCapabilities();
       return caps ? capabilitiesSupportUi(caps) : uiFromInitialize(caller);
     };
+    if (!only && 'prompts' in surface) registerPrompts(server, surface.prompts);
     for (const tool of surface.tools) {
       if (only && tool.name !== only) continue;
       if (tool.service === 'edge' && tool.name === 'choose') registerChoose(server, uiSupported);
@@ -70,14 +76,34 @@ export function createSurfaceHandler(
       const error = rpcError(-32000, 'Unsupported Media Type: Content-Type must be application/json', null);
       return writeJson(res, 415, JSON.stringify(error));
     }
+    const batchRefusal = refuseBatch(req.headers['mcp-protocol-version'], parsedBody);
+    if (batchRefusal) return writeJson(res, 400, JSON.stringify(batchRefusal));
+    const requestId = (req.auth?.extra?.caller as Caller | undefined)?.requestId;
+    const onError = (err: unknown) => deps.log.error({ err, reqId: requestId, endpoint: path }, 'MCP request failed');
     let request: Request;
     try {
       request = headersOnlyRequest(req);
-      if (!(await isLegacyRequest(request, parsedBody))) return modern(req, res, parsedBody);
-    } catch {
+      if (!(await isLegacyRequest(request, parsedBody))) return await modern(req, res, parsedBody);
+    } catch (err) {
+      onError(err);
       return writeInternalError(res, parsedBody);
     }
-    return serveLegacyJson(factory, request, res, parsedBody, req.auth);
+    return serveLegacyJson(factory, request, res, parsedBody, req.auth, onError);
   };
   return { handler, node };
+}
+
+/** The first protocol version without JSON-RPC batching (2025-06-18 removed it; later ones did not bring it back). */
+export const BATCHLESS_SINCE = '2025-06-18';
+
+/**
+ * A JSON-RPC batch sent under a protocol version that has no batching is refused as an invalid
+ * request, the whole batch at once. Without the version header a client speaks 2025-03-26 (the
+ * transport spec's default), which has batches.
+ */
+export function refuseBatch(version: string | string[] | undefined, body: unknown) {
+  if (!Array.isArray(body)) return null;
+  const v = Array.isArray(version) ? version[0] : version;
+  if (!v || v < BATCHLESS_SINCE) return null;
+  return rpcError(-32600, `Invalid Request: JSON-RPC batches are not supported in protocol version ${v}`, null);
 }

@@ -9,7 +9,7 @@ export interface Metrics {
   httpRejections: Counter<'endpoint' | 'status'>;
 }
 
-export function createEdgeMetrics(replies: ReplyCache): Metrics {
+export function createEdgeMetrics(replies: ReplyCache, audit?: { suppressed: number }): Metrics {
   const registry = createMetrics('edge');
   new Counter({
     name: 'studium_reply_cache_requests_total',
@@ -28,6 +28,15 @@ export function createEdgeMetrics(replies: ReplyCache): Metrics {
     registers: [registry],
     collect() {
       this.set(replies.bytes);
+    },
+  });
+  new Counter({
+    name: 'studium_audit_suppressed_total',
+    help: 'Access violations not written to the audit log because their user was over the per-minute limit',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(audit?.suppressed ?? 0);
     },
   });
   return {

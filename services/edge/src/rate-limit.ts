@@ -1,88 +1,124 @@
 import type { Redis } from 'ioredis';
 
-interface Window {
-  window: number;
-  /** Calls counted here and not yet added to Redis. */
-  pending: number;
-  /** The shared count Redis returned at the last sync (all replicas). */
-  shared: number;
-  /** Calls being added to Redis right now. */
-  inflight: number;
+/** The limiter's answer: the call may proceed, or wait `retryAfter` seconds. */
+export type RateDecision = { allowed: true } | { allowed: false; retryAfter: number };
+
+/**
+ * One atomic step of a replica: take a lease of calls from the token's window in Redis. The window
+ * starts with the token's first lease and lasts ARGV[2] ms (Redis keeps the time, so replicas with
+ * skewed clocks agree). A lease is an eighth of what is left, at most ARGV[3] calls and at least
+ * one, so far from the limit a busy token costs one Redis step per several calls, and near it every
+ * call asks: the calls leased and not yet made are the most the limit can be under-used by, never
+ * over-used. Returns the calls granted (0: the window is full) and the window's time left in ms.
+ */
+const SCRIPT = `
+local limit = tonumber(ARGV[1])
+local n = tonumber(redis.call('GET', KEYS[1]) or '0')
+local ttl = redis.call('PTTL', KEYS[1])
+if n >= limit then
+  if ttl < 0 then ttl = tonumber(ARGV[2]) end
+  return {0, ttl}
+end
+local grant = math.max(1, math.min(tonumber(ARGV[3]), math.floor((limit - n) / 8)))
+redis.call('INCRBY', KEYS[1], grant)
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  ttl = tonumber(ARGV[2])
+end
+return {grant, ttl}
+`;
+
+type WithCommand = Redis & {
+  studiumRateLease(key: string, limit: number, windowMs: number, maxLease: number): Promise<[number, number]>;
+};
+
+interface TokenState {
+  /** Calls leased to this replica and not yet made. */
+  credits: number;
+  /** When the window of the lease ends (local clock): credits after it are void. */
+  until: number;
+  /** The window is full until then: refused without asking Redis. */
+  refusedUntil: number;
+  /** The lease being taken now; concurrent calls wait for it instead of asking again. */
+  pending?: Promise<'ok' | 'error'>;
 }
 
 /**
- * Tool calls per token per minute, counted across every edge replica in Redis. Each replica
- * counts locally and adds its count to the shared window in Redis at most every `syncMs` (and at
- * once when the local view comes near the limit), so a busy token costs a few Redis commands a
- * second instead of one per call. The limit may be overshot by what replicas counted since their
- * last sync — at most a few calls per replica. If Redis is unreachable, calls are let through: the
- * limit protects the platform, and a cache outage must not stop lessons.
+ * Calls per key per window (tool calls per token per minute), counted in Redis and shared by every
+ * edge replica: a replica leases calls from the shared window (see {@link SCRIPT}) and spends
+ * them locally, so the shared count never passes the limit however many replicas serve the key.
+ * If Redis is unreachable, calls are let through: the limit protects the platform, and a cache
+ * outage must not stop lessons.
  */
 export class RateLimiter {
-  private readonly windows = new Map<string, Window>();
-  private readonly timer: NodeJS.Timeout;
+  private readonly redis: WithCommand;
+  private readonly states = new Map<string, TokenState>();
+  private calls = 0;
 
   constructor(
-    private readonly redis: Redis,
-    private readonly perMinute: number,
+    redis: Redis,
+    private readonly limit: number,
     private readonly prefix: string,
-    syncMs = 100,
+    private readonly windowMs = 60_000,
+    private readonly maxLease = 8,
   ) {
-    this.timer = setInterval(() => void this.syncAll(), syncMs);
-    this.timer.unref();
+    const r = redis as WithCommand;
+    if (typeof r.studiumRateLease !== 'function') r.defineCommand('studiumRateLease', { numberOfKeys: 1, lua: SCRIPT });
+    this.redis = r;
   }
 
-  stop(): void {
-    clearInterval(this.timer);
-  }
-
-  /** True when the call may proceed. */
-  async allow(tokenKey: string): Promise<boolean> {
-    if (this.perMinute <= 0) return true;
-    const window = Math.floor(Date.now() / 60_000);
-    let w = this.windows.get(tokenKey);
-    if (!w || w.window !== window) {
-      w = { window, pending: 0, shared: 0, inflight: 0 };
-      this.windows.set(tokenKey, w);
+  /** Counts the call and says whether it may proceed. */
+  async check(key: string): Promise<RateDecision> {
+    if (this.limit <= 0) return { allowed: true };
+    if (++this.calls % 1024 === 0) this.sweep();
+    let state = this.states.get(key);
+    if (!state) {
+      state = { credits: 0, until: 0, refusedUntil: 0 };
+      this.states.set(key, state);
     }
-    if (w.shared + w.inflight + w.pending >= this.perMinute) {
-      // Near or over the limit: ask Redis for the exact shared count before refusing.
-      await this.sync(tokenKey, w);
-      if (w.shared + w.inflight + w.pending >= this.perMinute) return false;
+    for (;;) {
+      const now = Date.now();
+      if (state.credits > 0 && state.until > now) {
+        state.credits--;
+        return { allowed: true };
+      }
+      if (state.refusedUntil > now) {
+        return { allowed: false, retryAfter: Math.max(1, Math.ceil((state.refusedUntil - now) / 1000)) };
+      }
+      if (!state.pending) {
+        const s = state;
+        s.pending = this.lease(key, s).finally(() => {
+          s.pending = undefined;
+        });
+      }
+      if ((await state.pending) === 'error') return { allowed: true };
     }
-    w.pending++;
-    // Close to the limit the local view must not lag: sync on every call from 90% on.
-    if (w.shared + w.inflight + w.pending >= this.perMinute * 0.9) await this.sync(tokenKey, w);
-    return true;
   }
 
-  private async sync(tokenKey: string, w: Window): Promise<void> {
-    // Move the calls to "in flight" before awaiting, so an overlapping sync never adds them twice.
-    const add = w.pending;
-    w.pending -= add;
-    w.inflight += add;
-    const key = `${this.prefix}:rl:${tokenKey}:${w.window}`;
+  private async lease(key: string, state: TokenState): Promise<'ok' | 'error'> {
+    let reply: [number, number];
     try {
-      const res = (await this.redis.multi().incrby(key, add).expire(key, 120).exec()) as [[Error | null, number]];
-      w.shared = Math.max(w.shared, Number(res[0][1]));
+      reply = await this.redis.studiumRateLease(`${this.prefix}:rl:${key}`, this.limit, this.windowMs, this.maxLease);
     } catch {
-      // Redis away: keep counting locally; the next sync adds it.
-      w.pending += add;
-    } finally {
-      w.inflight -= add;
+      return 'error';
     }
+    const [granted, ttlMs] = reply.map(Number) as [number, number];
+    const until = Date.now() + Math.max(1, ttlMs);
+    if (granted > 0) {
+      state.credits = granted;
+      state.until = until;
+    } else {
+      state.credits = 0;
+      state.refusedUntil = until;
+    }
+    return 'ok';
   }
 
-  private async syncAll(): Promise<void> {
-    const now = Math.floor(Date.now() / 60_000);
-    await Promise.all(
-      [...this.windows].map(async ([tokenKey, w]) => {
-        if (w.window !== now && w.pending === 0) {
-          this.windows.delete(tokenKey);
-          return;
-        }
-        if (w.pending > 0) await this.sync(tokenKey, w);
-      }),
-    );
+  /** Drops the state of keys whose window is over. */
+  private sweep(): void {
+    const now = Date.now();
+    for (const [key, s] of this.states) {
+      if (!s.pending && s.until <= now && s.refusedUntil <= now) this.states.delete(key);
+    }
   }
 }

@@ -45,3 +45,12 @@ export function refusalResult(error: Refusal) {
 export function failureResult(status: number) {
   return { isError: true, content: [{ type: 'text' as const, text: phraseFor(status) }] };
 }
+
+/**
+ * The 429 failure: its fixed phrase, with `retry_after` (seconds until the token's window ends) as
+ * the detail the spec's refusals carry for "when the call may be repeated"; `rate_limited` is the
+ * code to branch on.
+ */
+export function rateLimitedResult(retryAfter: number) {
+  return refusalResult({ code: 'rate_limited', message: phraseFor(429), retry_after: retryAfter });
+}

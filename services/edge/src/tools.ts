@@ -1,11 +1,11 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { INVALID_ARGUMENTS, type Principal, type ToolContract } from '@studium/contracts';
-import { type Bus, Failure, type ReplyCache } from '@studium/platform';
+import { type Bus, Failure, type Logger, type ReplyCache } from '@studium/platform';
 import type { z } from 'zod';
 import type { AuditLog } from './audit.ts';
 import type { Metrics } from './metrics.ts';
 import type { RateLimiter } from './rate-limit.ts';
-import { dataResult, failureResult, refusalResult } from './render.ts';
+import { dataResult, failureResult, rateLimitedResult, refusalResult } from './render.ts';
 import { toolSchemas } from './schemas.ts';
 
 /** What a tool call needs besides its arguments. */
@@ -16,6 +16,8 @@ export interface CallDeps {
   metrics: Metrics;
   /** Replies of read tools kept for conditional requests (see Bus.request). */
   replies?: ReplyCache;
+  /** Where every caught error goes, with the request id. */
+  log: Logger;
 }
 
 /** The caller of one HTTP exchange, handed to the MCP layer through authInfo.extra. */
@@ -23,6 +25,8 @@ export interface Caller {
   principal: Principal;
   tokenKey: string;
   endpoint: string;
+  /** The HTTP request's id, in every log line about the call. */
+  requestId?: string;
 }
 
 /**
@@ -49,9 +53,10 @@ export async function callTool(deps: CallDeps, tool: ToolContract, caller: Calle
       outcome = 'invalid_arguments';
       return refusalResult(invalidArguments(tool, parsed.error));
     }
-    if (!(await deps.limiter.allow(caller.tokenKey))) {
+    const rate = await deps.limiter.check(caller.tokenKey);
+    if (!rate.allowed) {
       outcome = 'rate_limited';
-      return failureResult(429);
+      return rateLimitedResult(rate.retryAfter);
     }
     const cache = tool.annotations.readOnlyHint ? deps.replies : undefined;
     const result = await deps.bus.request(tool, caller.principal, parsed.data as never, { cache });
@@ -60,6 +65,10 @@ export async function callTool(deps: CallDeps, tool: ToolContract, caller: Calle
     return refusalResult(result.error);
   } catch (err) {
     const status = err instanceof Failure ? err.status : 503;
+    const at = { err, reqId: caller.requestId, tool: tool.name, user: caller.principal.user, status };
+    // A Failure is the spec's phrase on purpose (a service's 403/404/417, a timeout); anything else is a bug.
+    if (err instanceof Failure) deps.log.warn(at, 'tool call failed');
+    else deps.log.error(at, 'tool call crashed');
     outcome = `failure_${status}`;
     return failureResult(status);
   } finally {
@@ -85,7 +94,11 @@ export function registerContractTool(server: McpServer, deps: CallDeps, tool: To
 
 /** The refusal for arguments that fail the schema: a missing required parameter or a wrong JSON type. */
 export function invalidArguments(tool: ToolContract, error: z.ZodError) {
-  const fields = error.issues.map((i) => ({ field: i.path.join('.') || '(аргументы)', problem: i.message }));
+  // Paths and messages name the field and the rule, never the value: a refusal echoes no input.
+  const fields = error.issues.map((i) => ({
+    field: i.path.join('.').slice(0, 200) || '(аргументы)',
+    problem: i.message.slice(0, 300),
+  }));
   return {
     code: INVALID_ARGUMENTS,
     message: `Аргументы не подходят инструменту ${tool.name}: ${fields.map((f) => f.field).join(', ')} — посмотрите его параметры`,

@@ -81,9 +81,24 @@ describe('2025-era exchanges', () => {
     expect((await init.json()).result.protocolVersion).toBe('2025-11-25');
     const note = await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
     expect(note.status).toBe(202);
-    const batch = await post([call(5, 'whoami'), call(6, 'whoami')]);
-    expect(batch.headers.get('content-type')).toBe('application/json');
-    expect(((await batch.json()) as Array<{ id: number }>).map((m) => m.id).sort()).toEqual([5, 6]);
+    // 2025-03-26 has JSON-RPC batches; so does a client without the version header (its default).
+    for (const version of ['2025-03-26', null]) {
+      const batch = await post([call(5, 'whoami'), call(6, 'whoami')], { 'mcp-protocol-version': version });
+      expect(batch.headers.get('content-type')).toBe('application/json');
+      expect(((await batch.json()) as Array<{ id: number }>).map((m) => m.id).sort()).toEqual([5, 6]);
+    }
+  });
+
+  it('a batch under a protocol version that dropped batching is refused as an invalid request', async () => {
+    for (const version of ['2025-06-18', '2025-11-25', '2026-07-28']) {
+      const batch = await post([call(7, 'whoami'), call(8, 'set_space', { space: 'personal' })], {
+        'mcp-protocol-version': version,
+      });
+      expect(batch.status).toBe(400);
+      const body = await batch.json();
+      expect(body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
+      expect(body.error.message).toContain(version);
+    }
   });
 
   it('GET and DELETE are 405 (stateless: no sessions, no standalone stream), after authentication', async () => {

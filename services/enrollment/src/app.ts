@@ -104,7 +104,7 @@ export async function createApp({ bus, nc, database, log, config }: ServiceDeps<
       access: new AccessRepository(db),
       programs,
     }),
-    notifyWhenReleasedHandler(db, catalog, subscriptions),
+    notifyWhenReleasedHandler(db, catalog, subscriptions, identities, new AccessRepository(db)),
     notifySubscribersHandler({ db, subscriptions, mails, mailQueued: () => mailRelay.kick() }),
     courseAccessHandler({ identities, enrollments, programs }),
     myEnrollmentsHandler({ identities, enrollments }),

@@ -25,7 +25,16 @@ export class Identities {
     const readAt = this.cache.mark();
     const row = await this.repo.findUserWithOrgs(user);
     if (!row) return undefined;
-    const data = { user: row.id, full_name: row.full_name, organizations: row.organizations, space: row.space };
+    const data: Identity = {
+      user: row.id,
+      full_name: row.full_name,
+      organizations: row.organizations,
+      space: row.space,
+    };
+    // The student chose an organization that is suspended now: the lists work in personal (space),
+    // and whoami names the choice, so the agent can explain why the organization's courses are gone.
+    const chosen = row.organizations.find((o) => o.name === row.selected_space);
+    if (chosen?.suspended && row.space !== chosen.name) data.selected_space = chosen.name;
     this.cache.set(user, data, readAt);
     return data;
   }

@@ -27,6 +27,9 @@ beforeAll(async () => {
     card('second'),
     card('frozen-course'),
     card('empty', { lessons: [] }),
+    card('hidden-draft', { status: 'draft', title: 'Тайный черновик' }),
+    card('hidden-soon', { status: 'upcoming', title: 'Тайный анонс' }),
+    card('hidden-open', { title: 'Тайный курс' }),
   ]);
   await a.allowCourse('acme', 'open');
   await a.allowCourse('acme', 'soon');
@@ -107,6 +110,19 @@ describe('enroll', () => {
     const inAcme = await enrollAs('emp@t', { course: 'closed', space: 'acme' });
     expect(inAcme).toMatchObject({ ok: false, error: { code: 'course_not_allowed', space: 'acme' } });
     if (!inAcme.ok) expect(inAcme.error.message).toContain('Акме');
+  });
+
+  it('names a course the student cannot see by its id only, never by its title', async () => {
+    const draft = await enrollAs('emp@t', { course: 'hidden-draft' });
+    expect(draft).toMatchObject({ ok: false, error: { code: 'course_not_published', course: 'hidden-draft' } });
+    // An announcement not opened to the employee's organizations is not theirs to be told about.
+    const soon = await enrollAs('emp@t', { course: 'hidden-soon' });
+    expect(soon).toMatchObject({ ok: false, error: { code: 'course_not_allowed', course: 'hidden-soon' } });
+    const open = await enrollAs('emp@t', { course: 'hidden-open', space: 'acme' });
+    expect(open).toMatchObject({ ok: false, error: { code: 'course_not_allowed', course: 'hidden-open' } });
+    for (const reply of [draft, soon, open]) {
+      if (!reply.ok) expect(reply.error.message).not.toContain('Тайный');
+    }
   });
 
   it('refuses program_order until the previous course of an ordered program is completed', async () => {

@@ -28,7 +28,13 @@ beforeAll(async () => {
     card('later', { status: 'upcoming' }),
     card('open'),
     card('draft', { status: 'draft' }),
+    card('acme-soon', { status: 'upcoming', title: 'Анонс для Акме' }),
   ]);
+  await svc.admin.upsertOrganization('acme', 'Акме');
+  await svc.admin.upsertOrganization('globex', 'Глобекс');
+  await svc.admin.upsertUser('emp@t', 'Сотрудник', ['Student']);
+  await svc.admin.addMember('globex', 'emp@t', 'member');
+  await svc.admin.allowCourse('acme', 'acme-soon');
 });
 
 afterAll(async () => {
@@ -59,6 +65,25 @@ describe('notify_when_released', () => {
     if (!open.ok) expect(open.error.message).toContain('enroll');
     expect(await subscribe('ann@t', 'draft')).toMatchObject({ ok: false, error: { code: 'course_not_upcoming' } });
     expect(await subscribe('ann@t', 'nope')).toMatchObject({ ok: false, error: { code: 'course_not_upcoming' } });
+  });
+
+  it('subscribes only to an announcement the student sees in the catalog, and names no hidden course', async () => {
+    // acme-soon is open to Акме only: the Глобекс employee does not see it, a student without organizations does.
+    const hidden = await subscribe('emp@t', 'acme-soon');
+    expect(hidden).toMatchObject({ ok: false, error: { code: 'course_not_upcoming', course: 'acme-soon' } });
+    if (!hidden.ok) expect(hidden.error.message).not.toContain('Анонс для Акме');
+    expect(await subscribe('ann@t', 'acme-soon')).toMatchObject({ ok: true, data: { title: 'Анонс для Акме' } });
+    await svc.admin.addMember('acme', 'emp@t', 'member');
+    expect(await subscribe('emp@t', 'acme-soon')).toMatchObject({ ok: true, data: { notify: true } });
+    // Unsubscribing works for any course, and names it by its id when the student cannot see it.
+    await svc.admin.removeMember('acme', 'emp@t');
+    expect(await subscribe('emp@t', 'acme-soon', false)).toEqual({
+      ok: true,
+      data: { course: 'acme-soon', title: 'acme-soon', notify: false },
+    });
+    for (const draft of [await subscribe('ann@t', 'draft')]) {
+      if (!draft.ok) expect(draft.error.message).not.toContain('Курс draft');
+    }
   });
 
   it('unsubscribes from any course, known or not', async () => {

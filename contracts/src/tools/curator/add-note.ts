@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { INPUT_LIMITS } from '../../bounds.ts';
 import { defineTool, WRITE } from '../../tool.ts';
 import { CuratorNote } from '../shapes.ts';
 
@@ -21,8 +22,12 @@ export const add_note = defineTool({
       .describe(
         'Ключ места в действующем релизе курса: course, chapter.<ключ>, lesson.<ключ>, goal.<урок>/<пункт> и другие. Обязательный.',
       ),
-    text: z.string().describe('Вопрос куратору. Обязательный.'),
-    quote: z.string().optional().describe('Фрагмент текста, о котором вопрос. Необязательный.'),
+    text: z.string().max(INPUT_LIMITS.text).describe('Вопрос куратору. Обязательный.'),
+    quote: z
+      .string()
+      .max(INPUT_LIMITS.summary)
+      .optional()
+      .describe('Фрагмент текста, о котором вопрос. Необязательный.'),
   }),
   output: CuratorNote,
   annotations: WRITE,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { INPUT_LIMITS } from '../../bounds.ts';
 import { defineTool, WRITE_IDEMPOTENT } from '../../tool.ts';
 
 /** announce_course: shows a course in the catalog as an announcement, before release. */
@@ -16,7 +17,7 @@ export const announce_course = defineTool({
   input: z.object({
     course: z.string().describe('Идентификатор курса. Обязательный.'),
     objectives: z
-      .array(z.string())
+      .array(z.string().max(INPUT_LIMITS.summary))
       .optional()
       .describe('Цели курса списком строк, по цели на пункт. Только для курса без релиза; без них — заданные раньше.'),
   }),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { INPUT_LIMITS } from '../../bounds.ts';
 import { defineTool, WRITE } from '../../tool.ts';
 
 /** create_course: creates a course before its first release, for an announcement. */
@@ -13,10 +14,16 @@ export const create_course = defineTool({
     'title — название, summary — текст карточки в каталоге, description — полное описание (без него берётся summary). ' +
     'Кто завёл курс, становится его инструктором. В ответе course, title и published. Своих отказов нет.',
   input: z.object({
-    title: z.string().describe('Название курса. Обязательный.'),
-    summary: z.string().describe('Короткий текст для карточки в каталоге. Обязательный.'),
+    title: z.string().trim().min(1).max(INPUT_LIMITS.title).describe('Название курса. Обязательный.'),
+    summary: z
+      .string()
+      .trim()
+      .min(1)
+      .max(INPUT_LIMITS.summary)
+      .describe('Короткий текст для карточки в каталоге. Обязательный.'),
     description: z
       .string()
+      .max(INPUT_LIMITS.long)
       .optional()
       .describe('Полное описание на странице курса. Необязательный; без него берётся summary.'),
   }),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { INPUT_LIMITS } from '../../bounds.ts';
 import { defineTool, WRITE } from '../../tool.ts';
 import { NoteState } from '../shapes.ts';
 
@@ -14,7 +15,7 @@ export const reply_note = defineTool({
     'Отказы: note_not_found; invalid_note — пустой текст.',
   input: z.object({
     note: z.string().describe('Идентификатор заметки. Обязательный.'),
-    text: z.string().describe('Ответ. Обязательный.'),
+    text: z.string().max(INPUT_LIMITS.text).describe('Ответ. Обязательный.'),
   }),
   output: NoteState,
   annotations: WRITE,

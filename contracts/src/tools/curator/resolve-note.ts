@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { INPUT_LIMITS } from '../../bounds.ts';
 import { defineTool, WRITE_IDEMPOTENT } from '../../tool.ts';
 import { NoteState } from '../shapes.ts';
 
@@ -15,7 +16,10 @@ export const resolve_note = defineTool({
     'Отказы: note_not_found; invalid_transition — заметка не открыта (уже сделана или принята) или comment пуст.',
   input: z.object({
     note: z.string().describe('Идентификатор заметки. Обязательный.'),
-    comment: z.string().describe('Что поменяли: что и где изменено и в какой версии. Обязательный.'),
+    comment: z
+      .string()
+      .max(INPUT_LIMITS.text)
+      .describe('Что поменяли: что и где изменено и в какой версии. Обязательный.'),
   }),
   output: NoteState,
   annotations: WRITE_IDEMPOTENT,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { INPUT_LIMITS } from '../../bounds.ts';
 import { Timestamp } from '../../common.ts';
 import { defineTool, WRITE_IDEMPOTENT } from '../../tool.ts';
 import { ReportNumber, ReportNumberArg, ReportStatus } from '../shapes.ts';
@@ -20,6 +21,7 @@ export const resolve_report = defineTool({
     status: z.string().describe('in_progress, fixed, rejected или duplicate. Обязательный.'),
     resolution: z
       .string()
+      .max(INPUT_LIMITS.text)
       .optional()
       .describe('Ответ ученику: что сделано в курсе или почему он остаётся прежним. Обязателен для fixed и rejected.'),
     duplicate_of: ReportNumberArg.optional().describe(

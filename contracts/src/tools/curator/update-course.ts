@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { INPUT_LIMITS } from '../../bounds.ts';
 import { defineTool, WRITE_IDEMPOTENT } from '../../tool.ts';
 
 /** update_course: edits the card of a course before its first release (an announcement). */
@@ -14,11 +15,18 @@ export const update_course = defineTool({
     'Отказы: course_from_release — поправьте карту курса и выпустите релиз; course_has_content — у курса есть уроки; course_not_found.',
   input: z.object({
     course: z.string().describe('Идентификатор курса. Обязательный.'),
-    title: z.string().optional().describe('Новое название. Необязательный.'),
-    summary: z.string().optional().describe('Новый текст для карточки в каталоге. Необязательный.'),
-    description: z.string().optional().describe('Новое полное описание. Необязательный.'),
+    title: z.string().trim().min(1).max(INPUT_LIMITS.title).optional().describe('Новое название. Необязательный.'),
+    summary: z
+      .string()
+      .trim()
+      .min(1)
+      .max(INPUT_LIMITS.summary)
+      .optional()
+      .describe('Новый текст для карточки в каталоге. Необязательный.'),
+    description: z.string().max(INPUT_LIMITS.long).optional().describe('Новое полное описание. Необязательный.'),
     promise: z
       .string()
+      .max(INPUT_LIMITS.summary)
       .optional()
       .describe('Обещание курса: что человек получит к концу, так, чтобы это можно было проверить. Необязательный.'),
   }),

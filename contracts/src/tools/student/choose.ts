@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { INPUT_LIMITS } from '../../bounds.ts';
 import { defineTool, READ } from '../../tool.ts';
 
 /** choose: offers the student a choice as buttons in the chat. */
@@ -13,9 +14,11 @@ export const choose = defineTool({
     'После вызова закончите реплику и ждите: нажатая кнопка придёт репликой ученика ««вопрос» — выбираю: вариант», ответ своими словами тоже считается выбором. ' +
     'Клиент без MCP Apps кнопок не покажет, и сервер ответит текстом: тогда задайте вопрос словами и не ждите клика. Своих отказов нет.',
   input: z.object({
-    prompt: z.string().describe('Вопрос ученику. Обязательный.'),
-    options: z.array(z.string()).describe('Варианты ответа, по кнопке на каждый. Обязательный.'),
-    title: z.string().optional().describe('Заголовок карточки. Необязательный.'),
+    prompt: z.string().max(INPUT_LIMITS.summary).describe('Вопрос ученику. Обязательный.'),
+    options: z
+      .array(z.string().max(INPUT_LIMITS.title))
+      .describe('Варианты ответа, по кнопке на каждый. Обязательный.'),
+    title: z.string().max(INPUT_LIMITS.title).optional().describe('Заголовок карточки. Необязательный.'),
   }),
   output: z.looseObject({
     /** card — the client draws buttons; text — it cannot, and the agent asks in words. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { INPUT_LIMITS } from '../../bounds.ts';
 import { defineTool, WRITE_IDEMPOTENT } from '../../tool.ts';
 import { NextStep, ObjectiveStatus } from '../shapes.ts';
 
@@ -28,12 +29,14 @@ export const mark_goal = defineTool({
       ),
     evidence: z
       .string()
+      .max(INPUT_LIMITS.text)
       .optional()
       .describe(
         'Что именно ученик сделал или сказал, не длиннее 500 знаков, без личных данных. Нужен для всех статусов, кроме open; пустой не передаётся.',
       ),
     resume_from: z
       .string()
+      .max(INPUT_LIMITS.text)
       .optional()
       .describe(
         'Одна фраза, с чего продолжить урок, если занятие прервётся, не длиннее 500 знаков. Необязательный; без него прежняя заметка остаётся.',

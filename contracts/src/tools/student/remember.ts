@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { INPUT_LIMITS } from '../../bounds.ts';
 import { defineTool, WRITE_IDEMPOTENT } from '../../tool.ts';
 import { ObjectiveProgress } from '../shapes.ts';
 
@@ -26,7 +27,7 @@ export const remember = defineTool({
       .describe(
         'Короткий повторяемый ключ, например role, project или pace. Обязательный; по существующему ключу текст замещается.',
       ),
-    text: z.string().describe('Сама заметка. Обязательный.'),
+    text: z.string().max(INPUT_LIMITS.text).describe('Сама заметка. Обязательный.'),
     session: z
       .string()
       .optional()

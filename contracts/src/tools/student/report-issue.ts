@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { INPUT_LIMITS } from '../../bounds.ts';
 import { defineTool, WRITE } from '../../tool.ts';
 import { ReportNumber } from '../shapes.ts';
 
@@ -21,12 +22,16 @@ export const report_issue = defineTool({
       .describe(
         'Вид репорта. Обязательный: stuck, misconception, material_issue, quiz_question_issue, directive_mismatch или out_of_scope.',
       ),
-    text: z.string().describe('Что не так. Обязательный; режется по 2000 символов.'),
+    text: z.string().max(INPUT_LIMITS.long).describe('Что не так. Обязательный; режется по 2000 символов.'),
     question: z
       .string()
       .optional()
       .describe('id вопроса квиза этого урока из request_quiz, если репорт о вопросе. Необязательный.'),
-    objective: z.string().optional().describe('Цель урока из lesson_map. Необязательный; режется по 140 символов.'),
+    objective: z
+      .string()
+      .max(INPUT_LIMITS.summary)
+      .optional()
+      .describe('Цель урока из lesson_map. Необязательный; режется по 140 символов.'),
   }),
   output: z.looseObject({
     report: ReportNumber,

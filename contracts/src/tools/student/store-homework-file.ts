@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { deepStrings } from '../../bounds.ts';
 import { defineTool, WRITE } from '../../tool.ts';
-import { CourseSpaceArg, SubmissionResult } from '../shapes.ts';
+import { CourseSpaceArg, LIMITS, SubmissionResult } from '../shapes.ts';
 import { SUBMIT_HOMEWORK_REFUSALS } from './submit-homework.ts';
 
 /** store_homework_file: submits the files dropped into the homework window (called by the window, not the model). */
@@ -17,9 +18,13 @@ export const store_homework_file = defineTool({
     'file_rejected, file_missing, invalid_files, accepted_locked, answer_mode, no_homework и отказы доступа.',
   input: z.object({
     lesson: z.string().describe('Идентификатор урока. Обязательный.'),
-    files: z
-      .unknown()
-      .describe('Файлы из зоны загрузки: список {name, content} — имя и содержимое base64. Обязательный, непустой.'),
+    // base64 of up to LIMITS.homeworkFileBytes per file: its strings are bounded by that, not by the default.
+    files: deepStrings(
+      z
+        .unknown()
+        .describe('Файлы из зоны загрузки: список {name, content} — имя и содержимое base64. Обязательный, непустой.'),
+      Math.ceil((LIMITS.homeworkFileBytes * 4) / 3) + 4,
+    ),
     space: CourseSpaceArg.describe(
       'Пространство сдачи — то, в котором открыли окно. Необязательный; без него — пространство начатого занятия по курсу, иначе выбранное.',
     ).optional(),

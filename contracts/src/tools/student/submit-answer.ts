@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { INPUT_LIMITS } from '../../bounds.ts';
 import { Timestamp } from '../../common.ts';
 import { defineTool, WRITE } from '../../tool.ts';
 import { BlockRef, LessonRef, QuizQuestion } from '../shapes.ts';
@@ -20,9 +21,13 @@ export const submit_answer = defineTool({
   input: z.object({
     attempt: z.string().describe('Идентификатор попытки из request_quiz. Обязательный.'),
     question: z.string().describe('Идентификатор вопроса, на который отвечают. Обязательный.'),
-    answer: z.string().describe('Ответ строкой: id выбранного варианта ("V2") или текст варианта. Обязательный.'),
+    answer: z
+      .string()
+      .max(INPUT_LIMITS.summary)
+      .describe('Ответ строкой: id выбранного варианта ("V2") или текст варианта. Обязательный.'),
     student_words: z
       .string()
+      .max(INPUT_LIMITS.long)
       .describe(
         'Что ученик написал в ответ на этот вопрос, дословно — не пересказ; ответил одной цифрой или буквой — передаётся она. Обязательный; на вердикт не влияет.',
       ),

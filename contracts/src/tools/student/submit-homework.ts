@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { INPUT_LIMITS } from '../../bounds.ts';
 import { defineTool, WRITE } from '../../tool.ts';
 import { CourseSpaceArg, SubmissionResult } from '../shapes.ts';
 
@@ -37,7 +38,10 @@ export const submit_homework = defineTool({
     'пределы файлов too_many_files, file_too_large, answer_too_large, file_rejected, file_missing, invalid_files.',
   input: z.object({
     lesson: z.string().describe('Идентификатор урока. Обязательный.'),
-    answer: z.string().describe('Текст ответа, markdown; заменяет прежний целиком. Обязательный.'),
+    answer: z
+      .string()
+      .max(INPUT_LIMITS.answer)
+      .describe('Текст ответа, markdown; заменяет прежний целиком. Обязательный.'),
     space: CourseSpaceArg.optional(),
   }),
   output: SubmissionResult,

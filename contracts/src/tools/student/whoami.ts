@@ -18,13 +18,19 @@ export const whoami = defineTool({
   description:
     'Говорит, под какой учётной записью вошёл ученик, в каких он организациях (роль, признак suspended) и какое пространство выбрано (space). ' +
     'Зовите, когда список курсов или каталог пуст: «курсов нет» и «вошли не тем аккаунтом» выглядят одинаково, различает их только это. ' +
-    'Приостановленная организация закрывает доступ к своим курсам.',
+    'Приостановленная организация закрывает доступ к своим курсам; если ученик выбрал её, space — personal, а selected_space называет выбранную организацию.',
   input: z.object({}),
   output: z.object({
     user: z.string(),
     full_name: z.string(),
     organizations: z.array(OrganizationView),
-    space: z.string(),
+    space: z
+      .string()
+      .describe('Пространство, в котором работают списки: выбранное учеником, пока оно доступно, иначе personal'),
+    selected_space: z
+      .string()
+      .optional()
+      .describe('Организация, которую выбрал ученик, когда она приостановлена (тогда space — personal)'),
   }),
   annotations: READ,
   refusals: [],

@@ -30,20 +30,11 @@ export function enrollHandler(deps: EnrollDeps) {
     if (!resolved.ok) return resolved;
     const { scope } = resolved;
 
+    // A refusal names a course by its title only when the student can see the course: a draft or a
+    // course not open to their organizations is named by the id they passed.
     const card = await deps.catalog.findCard(course);
     if (!card || card.status === 'draft') {
-      return refuse(
-        'course_not_published',
-        card ? `Курс «${card.title}» ещё черновик: записаться на него нельзя` : `Курса «${course}» нет в каталоге`,
-        { course },
-      );
-    }
-    if (card.status === 'upcoming') {
-      return refuse(
-        'course_upcoming',
-        `Курс «${card.title}» анонсирован и ещё готовится: вместо записи предложите notify_when_released`,
-        { course },
-      );
+      return refuse('course_not_published', `Курса «${shortId(course)}» нет в каталоге ученика`, { course });
     }
     if (await deps.enrollments.hasCourse(principal.user, course, scope.courseSpaces)) {
       return alreadyEnrolled(course, card.title, scope.space);
@@ -53,9 +44,16 @@ export function enrollHandler(deps: EnrollDeps) {
       return refuse(
         'course_not_allowed',
         org
-          ? `Курс «${card.title}» не открыт организации «${org.title}»`
-          : `Курс «${card.title}» не открыт ни одной организации ученика`,
+          ? `Курс «${shortId(course)}» не открыт организации «${org.title}»`
+          : `Курс «${shortId(course)}» не открыт ни одной организации ученика`,
         { course, space: scope.space },
+      );
+    }
+    if (card.status === 'upcoming') {
+      return refuse(
+        'course_upcoming',
+        `Курс «${card.title}» анонсирован и ещё готовится: вместо записи предложите notify_when_released`,
+        { course },
       );
     }
     const { lock } = programsOf(course, await deps.programs.programsFor(principal.user, course));
@@ -104,4 +102,9 @@ function alreadyEnrolled(course: string, title: string, space: string) {
     course,
     space,
   });
+}
+
+/** A course id as a refusal message quotes it: a short prefix, never the whole input. */
+export function shortId(id: string): string {
+  return id.length > 64 ? `${id.slice(0, 64)}…` : id;
 }

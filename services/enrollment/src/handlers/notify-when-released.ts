@@ -2,8 +2,11 @@ import { notify_when_released, ok, refuse } from '@studium/contracts';
 import { endpoint, Failure } from '@studium/platform';
 import type { Kysely } from 'kysely';
 import type { EnrollmentDb } from '../db.ts';
+import type { Identities } from '../identities.ts';
+import type { AccessRepository } from '../repositories/access.repository.ts';
 import type { CatalogRepository } from '../repositories/catalog.repository.ts';
 import type { SubscriptionRepository } from '../repositories/subscription.repository.ts';
+import { shortId } from './enroll.ts';
 
 /**
  * notify_when_released: subscribes to the release e-mail of an announcement, or unsubscribes
@@ -13,16 +16,24 @@ export function notifyWhenReleasedHandler(
   db: Kysely<EnrollmentDb>,
   catalog: CatalogRepository,
   subscriptions: SubscriptionRepository,
+  identities: Identities,
+  access: AccessRepository,
 ) {
   return endpoint(notify_when_released, async ({ course, notify }, { principal }) => {
     if (!principal) throw new Failure(401, 'no principal');
     const wanted = notify ?? true;
     const card = await catalog.findCard(course);
-    if (wanted && card?.status !== 'upcoming') {
+    // Visible = in the student's catalog of the selected space (list_catalog's rule): only such an
+    // announcement can be subscribed to, and only such a course is named by its title.
+    const { resolved } = await identities.spaceOf(principal, undefined, { fresh: true });
+    const orgs = resolved.ok ? resolved.scope.catalogOrgs : [];
+    const visible = !!card && card.status !== 'draft' && (orgs === null || (await access.isAllowed(course, orgs)));
+    const title = visible && card ? card.title : course;
+    if (wanted && (!visible || card?.status !== 'upcoming')) {
       const why =
-        card?.status === 'published'
+        visible && card?.status === 'published'
           ? `Курс «${card.title}» уже открыт: записывайте через enroll`
-          : `Курс «${card?.title ?? course}» не анонсирован: его сняли или его нет`;
+          : `Анонса «${shortId(course)}» нет в каталоге ученика: его сняли, его нет или он не открыт организациям ученика`;
       return refuse('course_not_upcoming', why, { course });
     }
     // The catalog can lag a publication by a moment: under the course lock, a subscription that
@@ -34,10 +45,8 @@ export function notifyWhenReleasedHandler(
       return false;
     });
     if (released) {
-      return refuse('course_not_upcoming', `Курс «${card?.title ?? course}» уже открыт: записывайте через enroll`, {
-        course,
-      });
+      return refuse('course_not_upcoming', `Курс «${title}» уже открыт: записывайте через enroll`, { course });
     }
-    return ok({ course, title: card?.title ?? course, notify: wanted });
+    return ok({ course, title, notify: wanted });
   });
 }

@@ -57,13 +57,16 @@ export class IdentityRepository {
   /** The user with every membership, in one round trip. */
   async findUserWithOrgs(
     userId: string,
-  ): Promise<{ id: string; full_name: string; space: string; organizations: MembershipRow[] } | undefined> {
+  ): Promise<
+    { id: string; full_name: string; space: string; selected_space: string; organizations: MembershipRow[] } | undefined
+  > {
     return this.db
       .selectFrom('users as u')
       .select([
         'u.id',
         'u.full_name',
         effectiveSpace.as('space'),
+        'u.selected_space',
         sql<MembershipRow[]>`coalesce((
           select json_agg(json_build_object('name', o.name, 'title', o.title, 'role', m.role, 'suspended', o.suspended)
                           order by o.title)
