@@ -11,6 +11,7 @@ import { listCoursesHandler } from './handlers/list-courses.ts';
 import { myReportsHandler } from './handlers/my-reports.ts';
 import { publishCourseHandler } from './handlers/publish-course.ts';
 import { publishReleaseHandler } from './handlers/publish-release.ts';
+import { releaseContentHandler } from './handlers/release-content.ts';
 import { replyNoteHandler } from './handlers/reply-note.ts';
 import { reportIssueHandler } from './handlers/report-issue.ts';
 import { resolveNoteHandler } from './handlers/resolve-note.ts';
@@ -41,6 +42,7 @@ export async function createApp({ bus, nc, database, log }: ServiceDeps<CoursesD
     unpublishCourseHandler(db),
     updateCourseHandler(db),
     publishReleaseHandler(db),
+    releaseContentHandler(db),
     reportIssueHandler(db),
     myReportsHandler(db),
     courseReportsHandler(db),

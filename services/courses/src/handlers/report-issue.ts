@@ -38,8 +38,13 @@ export function reportIssueHandler(db: Kysely<CoursesDb>) {
     if (!text) return reportTextRequired();
     const session = await findSession(s, args.session);
     if (!session || session.user_id !== who.user) return notYourSession(args.session);
-    const active = await s.releases.active(session.course);
-    const lesson = active ? indexRelease(active.content).lessons.get(session.lesson_key)?.lesson : undefined;
+    // The quiz the agent saw is the session's release's; the report is filed against the active one.
+    const [active, ofSession] = await Promise.all([
+      s.releases.active(session.course),
+      session.release ? s.releases.withContent(session.course, session.release) : undefined,
+    ]);
+    const content = (ofSession ?? active)?.content;
+    const lesson = content ? indexRelease(content).lessons.get(session.lesson_key)?.lesson : undefined;
     const question = args.question?.trim() || null;
     if (question !== null && !lesson?.quiz?.questions.some((q) => q.key === question)) {
       return questionMismatch(question, session.lesson_key);
