@@ -348,3 +348,35 @@ describe('courses.take_closed_reports', () => {
     expect((await call(env, my_reports, { course }, who)).reports.map((r) => r.id)).toEqual([closed, open]);
   });
 });
+
+describe('report_issue on a session of an older release', () => {
+  it("checks the question against the session's release, not a newer one", async () => {
+    const v1 = await publish(env, sampleRelease('reports-v'));
+    const old = await startSession(env, courses.database.db, {
+      user: student.user,
+      course: v1.course,
+      lessonKey: 'l-1',
+      release: v1.release,
+    });
+    const next = sampleRelease('reports-v');
+    const quiz = next.chapters[0]?.lessons[0]?.quiz;
+    if (!quiz) throw new Error('the sample lesson l-1 has a quiz');
+    quiz.questions = quiz.questions.filter((q) => q.key !== 'q-1');
+    const v2 = await publish(env, next);
+    expect(v2.release).not.toBe(v1.release);
+    const fresh = await startSession(env, courses.database.db, {
+      user: student.user,
+      course: v1.course,
+      lessonKey: 'l-1',
+      release: v2.release,
+    });
+    const args = { kind: 'quiz_question_issue', text: 'Вопрос неясен', question: 'q-1' };
+    const reported = await call(env, report_issue, { session: old, ...args }, student);
+    expect((await refusal(env, report_issue, { session: fresh, ...args }, student)).code).toBe('question_mismatch');
+    const listed = (await call(env, course_reports, { course: v1.course })).reports;
+    // The report is filed against the release active when it was sent.
+    expect(listed).toEqual([
+      expect.objectContaining({ id: reported.report, release: v2.release, question_key: 'q-1' }),
+    ]);
+  });
+});
