@@ -7,6 +7,7 @@ import type { EdgeDb } from '../services/edge/src/audit.ts';
 import { EnrollmentAdmin } from '../services/enrollment/src/admin.ts';
 import { MIGRATIONS as ENROLLMENT_MIGRATIONS } from '../services/enrollment/src/app.ts';
 import type { EnrollmentDb } from '../services/enrollment/src/db.ts';
+import { parseIsoDate } from '../services/enrollment/src/domain/iso-date.ts';
 
 const USAGE = `studium admin CLI
 
@@ -33,6 +34,10 @@ const USAGE = `studium admin CLI
   release build <map-dir> [--out FILE]             validate a course map and build its release (digest, warnings)
   release publish <map-dir|release.json> [--attach <course id>]
                                                    publish the release to the courses service
+
+Dates are ISO-8601: 2030-01-31 (midnight UTC), 2030-01-31T18:00 (UTC) or 2030-01-31T18:00:00+05:00.
+Users, organizations, programs and roles must exist; course ids must be in enrollment's catalog
+(built from the courses service's events), and an assigned course must be published.
 `;
 
 if (process.argv[2] === 'release') {
@@ -112,14 +117,15 @@ try {
       need(1, 'token issue <login> [--scope read|write] [--expires ISO-8601] [--label TEXT]');
       const scope = values.scope ?? 'write';
       if (scope !== 'read' && scope !== 'write') throw new Error('--scope must be read or write');
-      const expiresAt = values.expires ? new Date(values.expires).toISOString() : null;
+      const expiresAt = values.expires ? parseIsoDate(values.expires, '--expires') : null;
       const t = await admin.issueToken(rest[0], { scope, expiresAt, label: values.label });
       console.log(`token id ${t.id}\n${t.token}`);
       break;
     }
     case 'token revoke':
       need(1, 'token revoke <token-id>');
-      console.log((await admin.revokeToken(rest[0])) ? `token ${rest[0]} revoked` : `no live token ${rest[0]}`);
+      if (!(await admin.revokeToken(rest[0]))) throw new Error(`no live token ${rest[0]} (see token list)`);
+      console.log(`token ${rest[0]} revoked`);
       break;
     case 'token list':
       console.table(await admin.listTokens(rest[0]));
@@ -127,12 +133,14 @@ try {
     case 'course allow':
     case 'course disallow':
       need(2, `course ${action} <org> <course id>`);
+      await admin.requireCourse(rest[1], action === 'disallow' ? { allowedIn: rest[0] } : {});
       if (action === 'allow') await admin.allowCourse(rest[0], rest[1]);
       else await admin.disallowCourse(rest[0], rest[1]);
       console.log(`course ${rest[1]} ${action === 'allow' ? 'opened to' : 'closed to'} ${rest[0]}`);
       break;
     case 'course assign': {
       need(3, 'course assign <org> <login> <course id> [--mandatory] [--deadline ISO-8601]');
+      await admin.requireCourse(rest[2], { published: true });
       const r = await admin.assignCourse(rest[0], rest[1], rest[2], {
         mandatory: values.mandatory ?? false,
         deadline: values.deadline ?? null,
@@ -145,6 +153,7 @@ try {
       break;
     case 'program save':
       need(3, 'program save <key> <title> <course id>... [--ordered]');
+      for (const course of rest.slice(2)) await admin.requireCourse(course);
       await admin.saveProgram(rest[0], rest[1], values.ordered ?? false, rest.slice(2));
       console.log(`program ${rest[0]} saved`);
       break;
@@ -162,12 +171,15 @@ try {
       console.table(await admin.listPrograms());
       break;
     case 'audit': {
+      const limit = Number(values.limit ?? 50);
+      if (!Number.isInteger(limit) || limit < 1)
+        throw new Error(`--limit must be a positive whole number, not "${values.limit}"`);
       const edge = openDatabase<EdgeDb & { audit_log: { at: string } }>(config.DATABASE_URL, 'edge', 1);
       const rows = await edge.db
         .selectFrom('audit_log')
         .select(['at', 'kind', 'user_id', 'endpoint', 'tool'])
         .orderBy('at', 'desc')
-        .limit(Number(values.limit ?? 50))
+        .limit(limit)
         .execute()
         .catch(() => []);
       console.table(rows);
@@ -179,9 +191,20 @@ try {
       process.exitCode = 1;
   }
 } catch (err) {
-  console.error(`error: ${(err as Error).message}`);
+  console.error(`error: ${describe(err)}`);
   process.exitCode = 1;
 } finally {
   await nc?.drain();
   await database.close();
+}
+
+/**
+ * The message of a failed command. The admin checks what it is given first; a constraint the
+ * database still refuses (a concurrent change) is named in words, not as a raw driver error.
+ */
+function describe(err: unknown): string {
+  const e = err as Error & { code?: string; detail?: string };
+  if (e.code === '23503') return `refers to something that does not exist: ${e.detail ?? e.message}`;
+  if (e.code?.startsWith('23')) return `the database refused the change: ${e.detail ?? e.message}`;
+  return e.message;
 }

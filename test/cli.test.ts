@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import { list_my_courses, whoami } from '@studium/contracts';
 import { createTestEnv, eventually, type TestEnv } from '@studium/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { card, seedCards } from '../services/enrollment/test/support/cards.ts';
 import { startEnrollment } from './support/stack.ts';
 
 // The admin CLI as an operator runs it: a separate process against the same database and NATS.
@@ -22,6 +23,7 @@ async function cli(...args: string[]): Promise<string> {
 beforeAll(async () => {
   env = await createTestEnv('cli');
   enrollment = await startEnrollment(env);
+  await seedCards(env, enrollment.db, [card('crs_demo'), card('crs_soon', { status: 'upcoming' })]);
 });
 
 afterAll(async () => {
@@ -29,7 +31,8 @@ afterAll(async () => {
   await env?.cleanup();
 });
 
-describe('admin CLI', () => {
+// Starting a tsx process takes seconds on a loaded machine: the whole file gets more time.
+describe('admin CLI', { timeout: 120_000 }, () => {
   it('creates people and organizations, issues a token, assigns a course', async () => {
     await cli('user', 'add', 'olga@test', 'Ольга', 'Тестова', '--role', 'Student');
     await cli('org', 'add', 'globex', 'Глобекс');
@@ -77,5 +80,36 @@ describe('admin CLI', () => {
       stderr: expect.stringContaining('no such user'),
     });
     await expect(cli('frobnicate')).rejects.toMatchObject({ code: 1 });
+  });
+
+  it('refuses unknown users, organizations, courses and roles, and dates that are not ISO-8601', async () => {
+    await enrollment.admin.upsertOrganization('initech', 'Инитек');
+    await enrollment.admin.addMember('initech', 'olga@test', 'member');
+    // Two commands as the operator types them (each process is slow to start, so only two)…
+    const [typo, date] = await Promise.all(
+      [
+        ['course', 'assign', 'initech', 'olga@test', 'crs_typo'],
+        ['course', 'assign', 'initech', 'olga@test', 'crs_demo', '--deadline', '31.12.2030'],
+      ].map((args) =>
+        cli(...args).then(
+          () => null,
+          (err) => err,
+        ),
+      ),
+    );
+    expect(typo).toMatchObject({ code: 1, stderr: expect.stringMatching(/^error: no such course: crs_typo/m) });
+    expect(date).toMatchObject({ code: 1, stderr: expect.stringContaining('--deadline must be an ISO-8601 date') });
+    // …and the checks behind the other commands, in process.
+    const a = enrollment.admin;
+    await expect(a.requireCourse('crs_soon', { published: true })).rejects.toThrow(/not open to students \(upcoming\)/);
+    await expect(a.requireCourse('crs_gone', { allowedIn: 'initech' })).rejects.toThrow('no such course: crs_gone');
+    await expect(a.addMember('nowhere', 'olga@test', 'member')).rejects.toThrow('no such organization: nowhere');
+    await expect(a.addMember('initech', 'ghost@test', 'member')).rejects.toThrow('no such user: ghost@test');
+    await expect(a.removeMember('globex', 'ghost@test')).rejects.toThrow('no such user: ghost@test');
+    await expect(a.setSuspended('nowhere', true)).rejects.toThrow('no such organization: nowhere');
+    await expect(a.upsertUser('ivan@test', 'Иван', ['Teachr'])).rejects.toThrow(/^no such role: Teachr \(roles: /);
+    await expect(a.listTokens('ghost@test')).rejects.toThrow('no such user: ghost@test');
+    await expect(a.removeProgramMember('nowhere', 'olga@test')).rejects.toThrow('no such program: nowhere');
+    expect(await a.listEnrollments({ org: 'initech' })).toEqual([]);
   });
 });

@@ -237,6 +237,44 @@ export const QuizAttemptCancelled = z.looseObject({
 });
 export type QuizAttemptCancelled = z.infer<typeof QuizAttemptCancelled>;
 
+/** Subject of courses.report_created. */
+export const REPORT_CREATED = 'evt.courses.report_created';
+/** Subject of courses.report_resolved. */
+export const REPORT_RESOLVED = 'evt.courses.report_resolved';
+
+/** A student's agent reported what prevents learning (report_issue); the text stays in courses. */
+export const ReportCreated = z.looseObject({
+  report: z.number().int(),
+  user: z.string(),
+  course: z.string(),
+  /** Lesson id and key of the session's lesson. */
+  lesson: z.string().nullable(),
+  lesson_key: z.string().nullable(),
+  session: z.string(),
+  space: z.string(),
+  kind: z.string(),
+  /** The course's active release when reported; null before the first release. */
+  release: z.string().nullable(),
+  objective: z.string().nullable(),
+  question_key: z.string().nullable(),
+  at: Timestamp,
+});
+export type ReportCreated = z.infer<typeof ReportCreated>;
+
+/** A curator changed a report's status (resolve_report); `resolved_at` is null unless it is closed. */
+export const ReportResolved = z.looseObject({
+  report: z.number().int(),
+  user: z.string(),
+  course: z.string(),
+  status: z.enum(['in_progress', 'fixed', 'rejected', 'duplicate']),
+  previous_status: z.string(),
+  duplicate_of: z.number().int().nullable(),
+  resolved_at: Timestamp.nullable(),
+  by: z.string(),
+  at: Timestamp,
+});
+export type ReportResolved = z.infer<typeof ReportResolved>;
+
 /** Catalog of every domain event, keyed `<service>.<event>`. */
 export const events = {
   'courses.course_published': defineEvent('courses', 'course_published', CoursePublished),
@@ -244,6 +282,8 @@ export const events = {
   'courses.course_unpublished': defineEvent('courses', 'course_unpublished', CourseUnpublished),
   'courses.course_announced': defineEvent('courses', 'course_announced', CourseAnnounced),
   'courses.course_card_changed': defineEvent('courses', 'course_card_changed', CourseCardChanged),
+  'courses.report_created': defineEvent('courses', 'report_created', ReportCreated),
+  'courses.report_resolved': defineEvent('courses', 'report_resolved', ReportResolved),
   'enrollment.enrolled': defineEvent('enrollment', 'enrolled', Enrolled),
   'enrollment.subscription_notified': defineEvent('enrollment', 'subscription_notified', SubscriptionNotified),
   'enrollment.user_created': defineEvent('enrollment', 'user_created', UserCreated),

@@ -10,3 +10,9 @@ export function author(ctx: CallContext): Principal {
   if (!isAuthor(ctx.principal.roles)) throw new Failure(403, 'author role required');
   return ctx.principal;
 }
+
+/** The caller of a student tool (courses serves report_issue and my_reports): any signed-in user. */
+export function student(ctx: CallContext): Principal {
+  if (!ctx.principal) throw new Failure(401, 'no principal');
+  return ctx.principal;
+}

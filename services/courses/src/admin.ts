@@ -39,6 +39,7 @@ export class CoursesAdmin {
 
   /** Marks a course imported from the previous LMS as having lessons without a release. */
   async setLegacyLessons(course: string, count: number): Promise<void> {
+    if (!Number.isInteger(count) || count < 0) throw new Error(`a lesson count is a whole number ≥ 0, not ${count}`);
     if (!(await store(this.db).courses.setLegacyLessons(course, count))) throw new Error(`no such course: ${course}`);
   }
 }

@@ -5,13 +5,19 @@ import { announceCourseHandler } from './handlers/announce-course.ts';
 import { courseNotesHandler } from './handlers/course-notes.ts';
 import { courseReleaseHandler } from './handlers/course-release.ts';
 import { courseReleasesHandler } from './handlers/course-releases.ts';
+import { courseReportsHandler } from './handlers/course-reports.ts';
 import { createCourseHandler } from './handlers/create-course.ts';
 import { listCoursesHandler } from './handlers/list-courses.ts';
+import { myReportsHandler } from './handlers/my-reports.ts';
 import { publishCourseHandler } from './handlers/publish-course.ts';
 import { publishReleaseHandler } from './handlers/publish-release.ts';
 import { releaseContentHandler } from './handlers/release-content.ts';
 import { replyNoteHandler } from './handlers/reply-note.ts';
+import { reportIssueHandler } from './handlers/report-issue.ts';
 import { resolveNoteHandler } from './handlers/resolve-note.ts';
+import { resolveReportHandler } from './handlers/resolve-report.ts';
+import { startSessionConsumer } from './handlers/session-started.ts';
+import { takeClosedReportsHandler } from './handlers/take-closed-reports.ts';
 import { unpublishCourseHandler } from './handlers/unpublish-course.ts';
 import { updateCourseHandler } from './handlers/update-course.ts';
 
@@ -37,10 +43,17 @@ export async function createApp({ bus, nc, database, log }: ServiceDeps<CoursesD
     updateCourseHandler(db),
     publishReleaseHandler(db),
     releaseContentHandler(db),
+    reportIssueHandler(db),
+    myReportsHandler(db),
+    courseReportsHandler(db),
+    resolveReportHandler(db),
+    takeClosedReportsHandler(db),
   ]);
+  const sessions = await startSessionConsumer({ nc, prefix: bus.prefix, db, log });
   return {
     async stop() {
       await service.stop();
+      await sessions.stop();
       await relay.stop();
     },
   };

@@ -11,6 +11,8 @@ type NullableJson<T> = ColumnType<T | null, string | null, string | null>;
 export type CourseStatus = 'draft' | 'upcoming' | 'published';
 /** Status of a curator note. */
 export type NoteStatus = 'open' | 'done' | 'accepted';
+/** Status of a student report. */
+export type ReportStatus = 'new' | 'in_progress' | 'fixed' | 'rejected' | 'duplicate';
 /** Whose move a note awaits. */
 export type WaitingOn = 'agent' | 'author' | null;
 
@@ -68,5 +70,38 @@ export interface CoursesDb {
     author: string;
     text: string;
     created_at: Timestamp;
+  };
+  lesson_sessions: {
+    session: string;
+    user_id: string;
+    course: string;
+    lesson: string;
+    lesson_key: string;
+    release: string | null;
+    space: string;
+    updated_at: Timestamp;
+  };
+  reports: {
+    id: Generated<number>;
+    course: string;
+    user_id: string;
+    session: string;
+    space: string;
+    lesson: string | null;
+    lesson_key: string | null;
+    lesson_title: string | null;
+    release: string | null;
+    kind: string;
+    text: string;
+    objective: string | null;
+    question_key: string | null;
+    status: ColumnType<ReportStatus, ReportStatus | undefined, ReportStatus>;
+    resolution: string | null;
+    resolved_at: ColumnType<string | null, string | null | undefined, string | null>;
+    resolved_by: string | null;
+    duplicate_of: number | null;
+    delivered_at: ColumnType<string | null, string | null | undefined, string | null>;
+    created_at: Timestamp;
+    updated_at: Timestamp;
   };
 }

@@ -6,12 +6,16 @@ import { type ActiveContent, courseCard } from './domain/card.ts';
 import { type CoursePatch, CourseRepository, type CourseRow } from './repositories/course.repository.ts';
 import { NoteRepository } from './repositories/note.repository.ts';
 import { ReleaseRepository } from './repositories/release.repository.ts';
+import { ReportRepository } from './repositories/report.repository.ts';
+import { SessionRepository } from './repositories/session.repository.ts';
 
 /** The repositories of the courses schema over one connection or transaction, and its outbox. */
 export interface Store {
   courses: CourseRepository;
   releases: ReleaseRepository;
   notes: NoteRepository;
+  reports: ReportRepository;
+  sessions: SessionRepository;
   /** Records a catalog event in the outbox (inside the caller's transaction). */
   emit<K extends EventKey>(key: K, payload: EventPayload<K>): Promise<void>;
 }
@@ -22,6 +26,8 @@ export function store(db: Kysely<CoursesDb>): Store {
     courses: new CourseRepository(db),
     releases: new ReleaseRepository(db),
     notes: new NoteRepository(db),
+    reports: new ReportRepository(db),
+    sessions: new SessionRepository(db),
     async emit(key, payload) {
       await addEvent(db, events[key].subject, payload);
     },

@@ -1,10 +1,12 @@
-import { ENROLLED, type Enrolled, PRINCIPAL_CHANGED } from '@studium/contracts';
+import { ENROLLED, type Enrolled, PlatformRole, PRINCIPAL_CHANGED } from '@studium/contracts';
 import { addEvent } from '@studium/platform';
 import type { Kysely } from 'kysely';
 import type { NatsConnection } from 'nats';
 import type { EnrollmentDb } from './db.ts';
+import { parseIsoDate } from './domain/iso-date.ts';
 import { newToken } from './domain/tokens.ts';
 import { AccessRepository } from './repositories/access.repository.ts';
+import { CatalogRepository } from './repositories/catalog.repository.ts';
 import { type EnrollmentListRow, EnrollmentRepository } from './repositories/enrollment.repository.ts';
 import { IdentityRepository } from './repositories/identity.repository.ts';
 import { type ProgramDefinition, ProgramRepository } from './repositories/program.repository.ts';
@@ -19,6 +21,7 @@ export class EnrollmentAdmin {
   private readonly access: AccessRepository;
   private readonly enrollments: EnrollmentRepository;
   private readonly programs: ProgramRepository;
+  private readonly catalog: CatalogRepository;
 
   constructor(
     private readonly db: Kysely<EnrollmentDb>,
@@ -28,6 +31,7 @@ export class EnrollmentAdmin {
     this.access = new AccessRepository(db);
     this.enrollments = new EnrollmentRepository(db);
     this.programs = new ProgramRepository(db);
+    this.catalog = new CatalogRepository(db);
   }
 
   private changed(user: string): void {
@@ -38,6 +42,11 @@ export class EnrollmentAdmin {
 
   /** Creates or updates a user with platform roles. */
   async upsertUser(id: string, fullName: string, roles: string[]): Promise<void> {
+    if (!id.trim()) throw new Error('a login is required');
+    const unknown = roles.filter((r) => !PlatformRole.safeParse(r).success);
+    if (unknown.length) {
+      throw new Error(`no such role: ${unknown.join(', ')} (roles: ${PlatformRole.options.join(', ')})`);
+    }
     await this.repo.upsertUser({ id, full_name: fullName, roles });
     this.changed(id);
   }
@@ -53,16 +62,22 @@ export class EnrollmentAdmin {
 
   /** Suspends or reinstates an organization (enrollments stay; access follows the flag). */
   async setSuspended(org: string, suspended: boolean): Promise<void> {
+    await this.requireOrg(org);
     for (const user of await this.repo.setSuspended(org, suspended)) this.changed(user);
   }
 
   /** Adds a user to an organization as manager or member. */
   async addMember(org: string, user: string, role: 'manager' | 'member'): Promise<void> {
+    await this.requireOrg(org);
+    await this.requireUser(user);
     await this.repo.upsertMembership({ org, user_id: user, role });
     this.changed(user);
   }
 
   async removeMember(org: string, user: string): Promise<void> {
+    await this.requireOrg(org);
+    await this.requireUser(user);
+    if (!(await this.repo.findMembership(user, org))) throw new Error(`${user} is not a member of ${org}`);
     await this.repo.removeMembership(user, org);
     this.changed(user);
   }
@@ -72,7 +87,7 @@ export class EnrollmentAdmin {
     user: string,
     opts: { scope?: 'read' | 'write'; label?: string; expiresAt?: string | null } = {},
   ): Promise<{ id: string; token: string }> {
-    if (!(await this.repo.userExists(user))) throw new Error(`no such user: ${user}`);
+    await this.requireUser(user);
     const t = newToken();
     await this.repo.insertToken({
       id: t.id,
@@ -92,7 +107,8 @@ export class EnrollmentAdmin {
     return !!user;
   }
 
-  listTokens(user?: string) {
+  async listTokens(user?: string) {
+    if (user !== undefined) await this.requireUser(user);
     return this.repo.listTokens(user);
   }
 
@@ -104,6 +120,7 @@ export class EnrollmentAdmin {
 
   /** Closes a course to an organization (existing enrollments stay). */
   async disallowCourse(org: string, course: string): Promise<void> {
+    await this.requireOrg(org);
     await this.access.disallow(org, course);
   }
 
@@ -123,10 +140,11 @@ export class EnrollmentAdmin {
     course: string,
     opts: { mandatory?: boolean; deadline?: string | null } = {},
   ): Promise<{ created: boolean }> {
+    await this.requireOrg(org);
+    await this.requireUser(user);
     const membership = await this.repo.findMembership(user, org);
     if (!membership) throw new Error(`${user} is not a member of ${org}`);
-    if (opts.deadline && Number.isNaN(Date.parse(opts.deadline))) throw new Error(`not a date: ${opts.deadline}`);
-    const deadline = opts.deadline ? new Date(opts.deadline).toISOString() : null;
+    const deadline = opts.deadline ? parseIsoDate(opts.deadline, '--deadline') : null;
     return this.db.transaction().execute(async (trx) => {
       const row = await this.enrollments.assign(trx, {
         user_id: user,
@@ -175,12 +193,14 @@ export class EnrollmentAdmin {
   /** Adds a user to a program (ordered programs then lock their later courses for them). */
   async addProgramMember(program: string, user: string): Promise<void> {
     if (!(await this.programs.exists(program))) throw new Error(`no such program: ${program}`);
-    if (!(await this.repo.userExists(user))) throw new Error(`no such user: ${user}`);
+    await this.requireUser(user);
     await this.programs.addMember(program, user);
   }
 
   /** Removes a user from a program. */
   async removeProgramMember(program: string, user: string): Promise<void> {
+    if (!(await this.programs.exists(program))) throw new Error(`no such program: ${program}`);
+    await this.requireUser(user);
     await this.programs.removeMember(program, user);
   }
 
@@ -189,7 +209,28 @@ export class EnrollmentAdmin {
     return this.programs.list();
   }
 
+  /**
+   * Throws unless enrollment's catalog (built from the courses' card events) knows the course;
+   * with `published`, unless it is open to students. The CLI checks every course id it is given,
+   * so a typo is refused instead of showing a made-up course to students.
+   */
+  async requireCourse(course: string, opts: { published?: boolean; allowedIn?: string } = {}): Promise<void> {
+    const card = await this.catalog.findCard(course);
+    if (!card) {
+      // A course the catalog lost (never arrived) may still be closed to the organization that had it.
+      if (opts.allowedIn && (await this.access.isAllowed(course, [opts.allowedIn]))) return;
+      throw new Error(`no such course: ${course} (not in the catalog; take the id from list_courses)`);
+    }
+    if (opts.published && card.status !== 'published') {
+      throw new Error(`course ${course} is not open to students (${card.status}): publish it first`);
+    }
+  }
+
   private async requireOrg(org: string): Promise<void> {
     if (!(await this.repo.findOrganization(org))) throw new Error(`no such organization: ${org}`);
+  }
+
+  private async requireUser(user: string): Promise<void> {
+    if (!(await this.repo.userExists(user))) throw new Error(`no such user: ${user}`);
   }
 }
