@@ -11,4 +11,5 @@ export * from './metrics.ts';
 export * from './outbox.ts';
 export * from './pump.ts';
 export * from './reply-cache.ts';
+export * from './retention.ts';
 export * from './runtime.ts';
