@@ -87,6 +87,7 @@ export async function startEdge(env: TestEnv, overrides: Record<string, string> 
   return {
     url: `http://127.0.0.1:${port}`,
     app,
+    bus,
     database,
     redis,
     async close() {
