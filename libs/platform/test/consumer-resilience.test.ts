@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import {
   type ConsumerOptions,
   consumersReady,
+  createMetrics,
   type Database,
   type EventEnvelope,
   ensureStream,
@@ -9,6 +12,7 @@ import {
   type RunningConsumer,
   replayDeadLetter,
   startConsumer,
+  startHealthServer,
   streamNames,
 } from '@studium/platform';
 import { createTestEnv, eventually, type TestEnv } from '@studium/testing';
@@ -23,6 +27,8 @@ let database: Database<EventDb>;
 let js: JetStreamClient;
 let jsm: JetStreamManager;
 const consumers: RunningConsumer[] = [];
+let server: Server;
+let health: string;
 
 async function publish(subject: string, data: unknown): Promise<string> {
   const id = randomUUID();
@@ -60,10 +66,13 @@ beforeAll(async () => {
   database = await openEventSchema(env, SCHEMA);
   jsm = await ensureStream(env.nc, env.prefix);
   js = env.nc.jetstream();
+  server = await startHealthServer(0, { consumers: consumersReady }, createMetrics('consumer-test'));
+  health = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 
 afterAll(async () => {
   for (const c of consumers) await c.stop().catch(() => {});
+  await new Promise((r) => server?.close(r));
   await database?.close();
   await env?.cleanup();
 });
@@ -132,7 +141,7 @@ describe('a consumer loop that ends', () => {
     const subject = 'evt.platformtest.restarting';
     const metrics = new Registry();
     const c = await consume('restarting', subject, {
-      restartDelayMs: 400,
+      restartDelayMs: 1500,
       metrics,
       async handle(trx, event) {
         await trx
@@ -150,9 +159,14 @@ describe('a consumer loop that ends', () => {
     await jsm.consumers.delete(streamNames(env.prefix).stream, 'restarting');
     await eventually(async () => expect(c.running).toBe(false), 5000, 10);
     await expect(consumersReady()).rejects.toThrow('restarting');
+    // What a service's /readyz answers meanwhile.
+    const ready = await fetch(`${health}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toEqual({ status: 'unavailable', failed: ['consumers'] });
     await eventually(async () => expect(c.running).toBe(true), 5000);
     expect(c.restarts).toBe(1);
     await consumersReady();
+    expect((await fetch(`${health}/readyz`)).status).toBe(200);
     expect(await metrics.getSingleMetricAsString('studium_consumer_restarts_total')).toContain(
       'consumer="restarting"} 1',
     );
