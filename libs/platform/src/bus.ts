@@ -80,6 +80,15 @@ export class Failure extends Error {
   }
 }
 
+/**
+ * Throws a 504 {@link Failure} once the caller's deadline has passed. A handler calls it between
+ * steps, and in a write's transaction right before it commits, to stop (and roll back) work
+ * nobody waits for any more.
+ */
+export function checkDeadline(ctx: Pick<CallContext, 'signal'>): void {
+  if (ctx.signal?.aborted) throw new Failure(504, 'deadline passed');
+}
+
 /** One endpoint of a service: a contract and its handler. */
 export interface Endpoint {
   contract: Contract;
