@@ -150,8 +150,8 @@ export interface Bus {
    *
    * Every request carries its deadline ({@link DEADLINE_HEADER}). An `idempotent` request (a
    * read-only tool) whose first attempt times out after `readAttemptTimeoutMs`, or that an
-   * overloaded or stopping replica refuses with 503, is sent once more (the queue group picks a
-   * replica; a crashed one has left it) with the rest of the timeout.
+   * overloaded replica refuses (503 `overloaded`), is sent once more (the queue group picks a
+   * replica; a crashed one has left it) with the rest of the timeout. Writes are never retried.
    */
   request<C extends Contract>(
     contract: C,
