@@ -1,7 +1,17 @@
 // The admin CLI: `npm run studium -- <command>`. Writes the services' own schemas the way the
 // services do, and announces principal changes on NATS so edges drop cached principals.
 import { parseArgs } from 'node:util';
-import { BaseConfig, ensureDatabase, loadConfig, migrate, openDatabase, PLATFORM_MIGRATIONS } from '@studium/platform';
+import {
+  BaseConfig,
+  deadLetterSchemas,
+  ensureDatabase,
+  listDeadLetters,
+  loadConfig,
+  migrate,
+  openDatabase,
+  PLATFORM_MIGRATIONS,
+  replayDeadLetter,
+} from '@studium/platform';
 import { connect } from 'nats';
 import type { EdgeDb } from '../services/edge/src/audit.ts';
 import { EnrollmentAdmin } from '../services/enrollment/src/admin.ts';
@@ -31,6 +41,9 @@ const USAGE = `studium admin CLI
   program member <key> <login> | program remove-member <key> <login>
   programs
   audit [--limit N]                                recent access violations seen by the edge
+  dead-letters [--all] [--schema NAME]             events a consumer parked after its last failed attempt
+                                                   (--all: replayed ones too)
+  dead-letters replay <schema> <id>...             publish parked events again, once their cause is fixed
   release build <map-dir> [--out FILE]             validate a course map and build its release (digest, warnings)
   release publish <map-dir|release.json> [--attach <course id>]
                                                    publish the release to the courses service
@@ -61,6 +74,8 @@ const { values, positionals } = parseArgs({
     user: { type: 'string' },
     org: { type: 'string' },
     course: { type: 'string' },
+    all: { type: 'boolean' },
+    schema: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -184,6 +199,40 @@ try {
         .catch(() => []);
       console.table(rows);
       await edge.close();
+      break;
+    }
+    case 'dead-letters':
+    case 'dead-letters list': {
+      const schemas = values.schema ? [values.schema] : await deadLetterSchemas(database.pool);
+      const rows: Record<string, unknown>[] = [];
+      for (const schema of schemas) {
+        const service = openDatabase(config.DATABASE_URL, schema, 1);
+        try {
+          for (const d of await listDeadLetters(service.pool, { all: values.all })) {
+            rows.push({ schema, ...d, error: d.error.slice(0, 120) });
+          }
+        } finally {
+          await service.close();
+        }
+      }
+      if (rows.length) console.table(rows);
+      else console.log('no dead letters');
+      break;
+    }
+    case 'dead-letters replay': {
+      need(2, 'dead-letters replay <schema> <id>...');
+      if (!nc) throw new Error('NATS is not reachable: nothing replayed');
+      const service = openDatabase(config.DATABASE_URL, rest[0], 1);
+      try {
+        for (const id of rest.slice(1)) {
+          if (!/^\d+$/.test(id)) throw new Error(`not a dead-letter id: ${id}`);
+          const replayed = await replayDeadLetter(service.pool, nc, rest[0], Number(id));
+          console.log(replayed ? `dead letter ${rest[0]}/${id} replayed` : `no parked dead letter ${rest[0]}/${id}`);
+          if (!replayed) process.exitCode = 1;
+        }
+      } finally {
+        await service.close();
+      }
       break;
     }
     default:

@@ -75,13 +75,19 @@ export async function startEdge(env: TestEnv, overrides: Record<string, string> 
   const database = openDatabase<EdgeDb>(env.databaseUrl, 'edge', 2);
   await migrate(database.pool, 'edge', [EDGE_MIGRATIONS]);
   const redis = new Redis(env.redisUrl, { maxRetriesPerRequest: 1 });
-  const bus = createBus(env.nc, { prefix: env.prefix, timeoutMs: config.REQUEST_TIMEOUT_MS, log: env.log });
+  const bus = createBus(env.nc, {
+    prefix: env.prefix,
+    timeoutMs: config.REQUEST_TIMEOUT_MS,
+    log: env.log,
+    readAttemptTimeoutMs: config.READ_ATTEMPT_TIMEOUT_MS,
+  });
   const app = await buildApp({ bus, db: database.db, redis, log, config });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const port = (app.server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}`,
     app,
+    bus,
     database,
     redis,
     async close() {

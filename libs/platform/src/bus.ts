@@ -1,8 +1,26 @@
 import type { Operation, Principal, Reply, ServiceName, ToolContract } from '@studium/contracts';
-import { ErrorCode, type NatsConnection, type NatsError, type Service, ServiceError, type ServiceMsg } from 'nats';
+import {
+  ErrorCode,
+  headers,
+  type NatsConnection,
+  type NatsError,
+  type Service,
+  ServiceError,
+  type ServiceMsg,
+} from 'nats';
+import type { Registry } from 'prom-client';
 import type { z } from 'zod';
+import { ConcurrencyLimit } from './limiter.ts';
 import type { Logger } from './log.ts';
+import { type PlatformMetrics, platformMetrics } from './metrics.ts';
 import type { ReplyCache } from './reply-cache.ts';
+
+/**
+ * Header with the caller's deadline (epoch milliseconds): when the caller stops waiting. The
+ * service drops a request already past it and aborts {@link CallContext.signal} when it passes.
+ * Hosts are expected to keep their clocks in sync (NTP); a skew shortens or lengthens the budget.
+ */
+export const DEADLINE_HEADER = 'Studium-Deadline';
 
 /** Anything the bus can carry: a tool contract or an internal operation. */
 type Contract = Pick<ToolContract | Operation, 'subject' | 'input' | 'output'>;
@@ -15,6 +33,13 @@ export interface CallContext {
   principal: Principal | null;
   /** The ETag of the reply the caller holds (conditional request), or null. */
   ifNoneMatch: string | null;
+  /**
+   * Aborted when the caller's deadline passes (it no longer waits for the answer): long handlers
+   * check it between steps and stop. Never aborted for a request without a deadline.
+   */
+  signal?: AbortSignal;
+  /** The caller's deadline (epoch ms), or null when the request carried none. */
+  deadline?: number | null;
 }
 
 /**
@@ -55,6 +80,15 @@ export class Failure extends Error {
   }
 }
 
+/**
+ * Throws a 504 {@link Failure} once the caller's deadline has passed. A handler calls it between
+ * steps, and in a write's transaction right before it commits, to stop (and roll back) work
+ * nobody waits for any more.
+ */
+export function checkDeadline(ctx: Pick<CallContext, 'signal'>): void {
+  if (ctx.signal?.aborted) throw new Failure(504, 'deadline passed');
+}
+
 /** One endpoint of a service: a contract and its handler. */
 export interface Endpoint {
   contract: Contract;
@@ -71,6 +105,27 @@ export interface BusOptions {
   prefix: string;
   timeoutMs: number;
   log: Logger;
+  /**
+   * Timeout of the first attempt of an idempotent request (see `idempotent` of {@link Bus.request});
+   * the second attempt gets what is left of the whole timeout. Default 1000.
+   */
+  readAttemptTimeoutMs?: number;
+  /** Requests one served service works on at once (default 64). */
+  maxConcurrent?: number;
+  /** Requests that may wait for a slot beyond that (default 256); more are refused with 503 at once. */
+  maxQueued?: number;
+  /** Registry for the bus metrics (retries, rejected and in-flight requests). */
+  metrics?: Registry;
+}
+
+/** What the bus did besides answering, for tests and diagnostics (the metrics carry the same). */
+export interface BusStats {
+  /** Idempotent requests sent a second time. */
+  retries: number;
+  /** Requests this bus's services refused because their queue was full. */
+  overloaded: number;
+  /** Requests this bus's services dropped because the caller's deadline had passed. */
+  expired: number;
 }
 
 export interface Bus {
@@ -78,7 +133,13 @@ export interface Bus {
   readonly prefix: string;
   /** The full subject on the wire for a contract subject. */
   subject(s: string): string;
-  /** Serves endpoints as one NATS micro service; replicas share the load through its queue group. */
+  /** Counters of retries and refused requests. */
+  readonly stats: BusStats;
+  /**
+   * Serves endpoints as one NATS micro service; replicas share the load through its queue group.
+   * At most `maxConcurrent` requests run at once (see {@link BusOptions}). The returned service's
+   * `stop()` stops taking requests and resolves once every request taken has been answered.
+   */
   serve(service: ServiceName, endpoints: Endpoint[]): Promise<Service>;
   /**
    * Sends a request and returns the reply; throws {@link Failure} on a service error, no
@@ -86,12 +147,17 @@ export interface Bus {
    * user and selected space, the subject and the arguments, and the next same request carries its ETag: a service that finds
    * it current answers "not modified" in a few bytes and the kept reply is returned. The kept
    * reply is shared between calls and must not be mutated.
+   *
+   * Every request carries its deadline ({@link DEADLINE_HEADER}). An `idempotent` request (a
+   * read-only tool) whose first attempt times out after `readAttemptTimeoutMs`, or that an
+   * overloaded replica refuses (503 `overloaded`), is sent once more (the queue group picks a
+   * replica; a crashed one has left it) with the rest of the timeout. Writes are never retried.
    */
   request<C extends Contract>(
     contract: C,
     principal: Principal | null,
     args: In<C>,
-    opts?: { timeoutMs?: number; cache?: ReplyCache },
+    opts?: { timeoutMs?: number; cache?: ReplyCache; idempotent?: boolean },
   ): Promise<Reply<Out<C>>>;
 }
 
@@ -106,54 +172,129 @@ function cacheKey(subject: string, principal: Principal | null, args: unknown): 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
+/** Below this much time left after a failed first attempt, a second one is not worth sending. */
+const MIN_RETRY_MS = 50;
+
 /** Creates the typed request/reply bus over one NATS connection. */
 export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
   const subject = (s: string) => (opts.prefix ? `${opts.prefix}.${s}` : s);
+  const stats: BusStats = { retries: 0, overloaded: 0, expired: 0 };
+  const metrics: PlatformMetrics | null = opts.metrics ? platformMetrics(opts.metrics) : null;
+  const attemptTimeoutMs = opts.readAttemptTimeoutMs ?? 1000;
 
-  async function answer(ep: Endpoint, msg: ServiceMsg): Promise<void> {
+  const respond = (msg: ServiceMsg, data: Uint8Array) => {
+    try {
+      msg.respond(data);
+    } catch (err) {
+      opts.log.warn({ err, subject: msg.subject }, 'reply not sent');
+    }
+  };
+  const respondError = (msg: ServiceMsg, status: number, message: string) => {
+    try {
+      msg.respondError(status, message);
+    } catch (err) {
+      opts.log.warn({ err, subject: msg.subject }, 'error reply not sent');
+    }
+  };
+
+  async function answer(service: string, limit: ConcurrencyLimit, ep: Endpoint, msg: ServiceMsg): Promise<void> {
+    const header = Number(msg.headers?.get(DEADLINE_HEADER) || Number.NaN);
+    const deadline = Number.isFinite(header) && header > 0 ? header : null;
+    const expired = (reason: string) => {
+      stats.expired++;
+      metrics?.requestsRejected.labels(service, 'expired').inc();
+      opts.log.debug({ subject: msg.subject, reason }, 'request dropped: the caller no longer waits');
+      respondError(msg, 504, 'deadline passed');
+    };
+    if (deadline !== null && deadline <= Date.now()) return expired('arrived late');
+    const slot = await limit.acquire(deadline ?? Date.now() + opts.timeoutMs);
+    if (slot === 'full') {
+      stats.overloaded++;
+      metrics?.requestsRejected.labels(service, 'overloaded').inc();
+      respondError(msg, 503, 'overloaded');
+      return;
+    }
+    if (slot === 'expired') return expired('waited for a slot');
+    metrics?.requestsInFlight.labels(service).inc();
+    const abort = new AbortController();
+    const timer = deadline === null ? undefined : setTimeout(() => abort.abort(), deadline - Date.now());
+    try {
+      await handle(ep, msg, { signal: abort.signal, deadline });
+    } finally {
+      clearTimeout(timer);
+      metrics?.requestsInFlight.labels(service).dec();
+      limit.release();
+    }
+  }
+
+  async function handle(
+    ep: Endpoint,
+    msg: ServiceMsg,
+    call: { signal: AbortSignal; deadline: number | null },
+  ): Promise<void> {
     let body: { principal?: Principal | null; args?: unknown; if_none_match?: unknown };
     try {
       body = JSON.parse(dec.decode(msg.data));
     } catch {
-      msg.respondError(417, 'malformed request');
+      respondError(msg, 417, 'malformed request');
       return;
     }
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      msg.respondError(417, 'malformed request');
+      respondError(msg, 417, 'malformed request');
       return;
     }
     const parsed = ep.contract.input.safeParse(body.args ?? {});
     if (!parsed.success) {
-      msg.respondError(417, `invalid arguments: ${parsed.error.issues.map((i) => i.path.join('.')).join(', ')}`);
+      respondError(msg, 417, `invalid arguments: ${parsed.error.issues.map((i) => i.path.join('.')).join(', ')}`);
       return;
     }
     try {
       const ifNoneMatch = typeof body.if_none_match === 'string' ? body.if_none_match : null;
-      const reply = await ep.handler(parsed.data, { principal: body.principal ?? null, ifNoneMatch });
+      const reply = await ep.handler(parsed.data, { principal: body.principal ?? null, ifNoneMatch, ...call });
       const wire =
         reply instanceof Tagged
           ? reply.reply === null
             ? { ok: true, not_modified: true, etag: reply.etag }
             : { ...reply.reply, etag: reply.etag }
           : reply;
-      msg.respond(enc.encode(JSON.stringify(wire)));
+      respond(msg, enc.encode(JSON.stringify(wire)));
     } catch (err) {
       if (err instanceof Failure) {
-        msg.respondError(err.status, err.message);
+        respondError(msg, err.status, err.message);
         return;
       }
       opts.log.error({ err, subject: msg.subject }, 'handler failed');
-      msg.respondError(500, 'internal error');
+      respondError(msg, 500, 'internal error');
     }
+  }
+
+  /** One attempt on the wire; a timeout or no responders become Failures. */
+  async function attempt(contract: Contract, payload: Uint8Array, timeoutMs: number) {
+    const h = headers();
+    h.set(DEADLINE_HEADER, String(Date.now() + timeoutMs));
+    let msg: Awaited<ReturnType<NatsConnection['request']>>;
+    try {
+      msg = await nc.request(subject(contract.subject), payload, { timeout: timeoutMs, headers: h });
+    } catch (err) {
+      const code = (err as NatsError).code;
+      if (code === ErrorCode.NoResponders) throw new Failure(503, `no responders on ${contract.subject}`);
+      if (code === ErrorCode.Timeout) throw new Failure(504, `timeout on ${contract.subject}`);
+      throw new Failure(503, `request failed on ${contract.subject}: ${(err as Error).message}`);
+    }
+    const se = ServiceError.toServiceError(msg);
+    if (se) throw new Failure(se.code, se.message);
+    return msg;
   }
 
   return {
     nc,
     prefix: opts.prefix,
     subject,
+    stats,
     async serve(service, endpoints) {
       const name = opts.prefix ? `${opts.prefix}-${service}` : service;
       const svc = await nc.services.add({ name: name.replace(/[^A-Za-z0-9_-]/g, '_'), version: '0.1.0' });
+      const limit = new ConcurrencyLimit(opts.maxConcurrent ?? 64, opts.maxQueued ?? 256);
       for (const ep of endpoints) {
         svc.addEndpoint(ep.contract.subject.replace(/\./g, '_'), {
           subject: subject(ep.contract.subject),
@@ -163,10 +304,21 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
               opts.log.error({ err }, 'endpoint subscription error');
               return;
             }
-            void answer(ep, msg);
+            void answer(service, limit, ep, msg);
           },
         });
       }
+      // Stopping drains the subscriptions (requests already delivered still run); the answers
+      // must go out before the caller drains the connection, or a rolling update loses them.
+      const stopSubscriptions = svc.stop.bind(svc);
+      svc.stop = async (err?: Error) => {
+        const result = await stopSubscriptions(err);
+        // A handler that never ends must not hold the shutdown forever.
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([limit.idle(), new Promise((r) => (timer = setTimeout(r, opts.timeoutMs)))]);
+        clearTimeout(timer);
+        return result;
+      };
       // addEndpoint subscribes without waiting: once serve() resolves, requests from any connection must find the endpoints.
       await nc.flush();
       return svc;
@@ -176,17 +328,23 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
       const key = cache ? cacheKey(contract.subject, principal, args) : '';
       const held = cache?.get(key);
       const payload = enc.encode(JSON.stringify({ principal, args, if_none_match: held?.etag }));
+      const deadline = Date.now() + (ropts?.timeoutMs ?? opts.timeoutMs);
       let msg: Awaited<ReturnType<NatsConnection['request']>>;
-      try {
-        msg = await nc.request(subject(contract.subject), payload, { timeout: ropts?.timeoutMs ?? opts.timeoutMs });
-      } catch (err) {
-        const code = (err as NatsError).code;
-        if (code === ErrorCode.NoResponders) throw new Failure(503, `no responders on ${contract.subject}`);
-        if (code === ErrorCode.Timeout) throw new Failure(504, `timeout on ${contract.subject}`);
-        throw new Failure(503, `request failed on ${contract.subject}: ${(err as Error).message}`);
+      if (ropts?.idempotent) {
+        try {
+          msg = await attempt(contract, payload, Math.min(attemptTimeoutMs, deadline - Date.now()));
+        } catch (err) {
+          const retriable = err instanceof Failure && (err.status === 504 || err.message === 'overloaded');
+          const left = deadline - Date.now();
+          if (!retriable || left < MIN_RETRY_MS) throw err;
+          stats.retries++;
+          metrics?.requestRetries.labels(contract.subject).inc();
+          opts.log.debug({ subject: contract.subject, err: (err as Error).message }, 'retrying a read');
+          msg = await attempt(contract, payload, left);
+        }
+      } else {
+        msg = await attempt(contract, payload, deadline - Date.now());
       }
-      const se = ServiceError.toServiceError(msg);
-      if (se) throw new Failure(se.code, se.message);
       const body = JSON.parse(dec.decode(msg.data));
       if (typeof body?.etag !== 'string') return body;
       if (body.not_modified === true) {

@@ -14,6 +14,20 @@ export const BaseConfig = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Port of the small HTTP server with /healthz, /readyz and /metrics that non-HTTP services open. */
   HEALTH_PORT: z.coerce.number().int().min(0).default(0),
+  /** Timeout of the first attempt of a read (idempotent) request; a second attempt gets the rest. */
+  READ_ATTEMPT_TIMEOUT_MS: z.coerce.number().int().positive().default(1000),
+  /** Requests one service process works on at once. */
+  MAX_CONCURRENT_REQUESTS: z.coerce.number().int().positive().default(64),
+  /** Requests that may wait for a slot beyond that (until their deadline); more are refused with 503. */
+  MAX_QUEUED_REQUESTS: z.coerce.number().int().min(0).default(256),
+  /** Deliveries of an event a consumer fails on before it is parked as a dead letter. */
+  CONSUMER_MAX_ATTEMPTS: z.coerce.number().int().positive().default(5),
+  /** Delay before redelivering an event a consumer failed on; doubles each attempt (up to a minute). */
+  CONSUMER_RETRY_MS: z.coerce.number().int().positive().default(1000),
+  /** Days published outbox rows, processed event ids, sent mail rows and replayed dead letters are kept. */
+  RETENTION_DAYS: z.coerce.number().positive().default(30),
+  /** How often the retention job runs; 0 disables it. */
+  RETENTION_INTERVAL_MS: z.coerce.number().int().min(0).default(3_600_000),
 });
 export type BaseConfig = z.infer<typeof BaseConfig>;
 

@@ -1,6 +1,8 @@
 import type { Kysely, Transaction } from 'kysely';
 import { sql } from 'kysely';
-import type { ConsumerMessages, NatsConnection } from 'nats';
+import type { ConsumerMessages, JsMsg, NatsConnection } from 'nats';
+import type { Registry } from 'prom-client';
+import { parkDeadLetter } from './dead-letters.ts';
 import {
   type EventEnvelope,
   ensureConsumer,
@@ -9,7 +11,9 @@ import {
   streamNames,
   subjectMatches,
 } from './events.ts';
+import type { Check } from './health.ts';
 import type { Logger } from './log.ts';
+import { platformMetrics } from './metrics.ts';
 
 export interface ConsumerOptions<DB> {
   nc: NatsConnection;
@@ -23,62 +27,180 @@ export interface ConsumerOptions<DB> {
   log: Logger;
   /** Applies one event inside the transaction that also marks it processed. */
   handle(trx: Transaction<DB>, event: EventEnvelope): Promise<void>;
+  /** Deliveries of an event before it is parked as a dead letter (default 5). */
+  maxAttempts?: number;
+  /** Delay before the second delivery of a failed event; doubles each time, up to a minute (default 1000). */
+  retryDelayMs?: number;
+  /** First delay before restarting a loop that ended; doubles while restarts fail, up to 30 s (default 1000). */
+  restartDelayMs?: number;
+  /** Registry for the dead-letter and restart counters. */
+  metrics?: Registry;
 }
 
 /** A running durable consumer. */
 export interface RunningConsumer {
+  /** True while the loop takes messages; false while it restarts. */
+  readonly running: boolean;
+  /** How many times the loop ended on its own and was restarted. */
+  readonly restarts: number;
   stop(): Promise<void>;
 }
+
+/** Every consumer of this process that has not been stopped (for readiness). */
+const live = new Map<RunningConsumer, string>();
+
+/**
+ * A readiness check: fails, naming them, while any consumer of this process is restarting its
+ * loop. `runService` adds it to `/readyz` as `consumers`.
+ */
+export const consumersReady: Check = async () => {
+  const down = [...live].filter(([c]) => !c.running).map(([, name]) => name);
+  if (down.length) throw new Error(`consumers restarting: ${down.join(', ')}`);
+};
+
+const MAX_RETRY_DELAY_MS = 60_000;
+const MAX_RESTART_DELAY_MS = 30_000;
 
 /**
  * Consumes events at least once and applies each exactly once: the message id is inserted into
  * `processed_events` in the handler's transaction, so a redelivery after a crash changes nothing.
- * A handler error rolls back and the message is redelivered after a delay.
+ * A handler error rolls back and the message is redelivered after a growing delay; after
+ * `maxAttempts` deliveries (or at once, for a message that cannot be decoded) it is parked in
+ * `dead_letters` with the error, counted, and acknowledged, so one poison event never blocks or
+ * spins the consumer. A loop that ends without `stop()` (durable deleted, stream gone) is
+ * restarted with backoff, re-creating the durable; `consumersReady` fails meanwhile.
  */
 export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<RunningConsumer> {
-  const jsm = await ensureStream(opts.nc, opts.prefix);
   const names = streamNames(opts.prefix);
-  const filtered = await ensureConsumer(jsm, opts.prefix, opts.durable, opts.subjects, filtersManySubjects(opts.nc));
-  // Without a server-side filter (NATS < 2.10, several subjects) other events are acknowledged and skipped.
-  const wanted = filtered ? null : opts.subjects.map(names.subject);
-  const consumer = await opts.nc.jetstream().consumers.get(names.stream, opts.durable);
-  const messages: ConsumerMessages = await consumer.consume({ max_messages: 64 });
-  const done = (async () => {
-    for await (const m of messages) {
-      if (wanted && !wanted.some((s) => subjectMatches(s, m.subject))) {
-        m.ack();
-        continue;
-      }
-      let event: EventEnvelope;
-      try {
-        event = m.json<EventEnvelope>();
-        // Without an id the event can never be marked processed: it would be redelivered forever.
-        if (typeof event?.id !== 'string' || !event.id) throw new Error('event without id');
-      } catch {
-        opts.log.error({ subject: m.subject }, 'consumer: malformed event dropped');
-        m.term();
-        continue;
-      }
-      try {
-        await opts.db.transaction().execute(async (trx) => {
-          const res = await sql`insert into processed_events (consumer, msg_id) values (${opts.durable}, ${event.id})
-            on conflict do nothing`.execute(trx);
-          if (Number(res.numAffectedRows ?? 0) === 0) return;
-          await opts.handle(trx, event);
-        });
-        m.ack();
-      } catch (err) {
-        opts.log.warn({ err, event: event.type }, 'consumer: handler failed, redelivering');
-        m.nak(1000);
-      }
+  const maxAttempts = opts.maxAttempts ?? 5;
+  const retryDelayMs = opts.retryDelayMs ?? 1000;
+  const restartDelayMs = opts.restartDelayMs ?? 1000;
+  const metrics = opts.metrics ? platformMetrics(opts.metrics) : null;
+  let wanted: string[] | null = null;
+
+  async function open(): Promise<ConsumerMessages> {
+    const jsm = await ensureStream(opts.nc, opts.prefix);
+    const filtered = await ensureConsumer(jsm, opts.prefix, opts.durable, opts.subjects, filtersManySubjects(opts.nc));
+    // Without a server-side filter (NATS < 2.10, several subjects) other events are acknowledged and skipped.
+    wanted = filtered ? null : opts.subjects.map(names.subject);
+    const consumer = await opts.nc.jetstream().consumers.get(names.stream, opts.durable);
+    // Without abort_on_missing_resource a deleted durable leaves the loop waiting forever, silently.
+    return consumer.consume({ max_messages: 64, abort_on_missing_resource: true });
+  }
+
+  async function park(m: JsMsg, msgId: string | null, error: unknown): Promise<void> {
+    const attempts = m.info.redeliveryCount;
+    try {
+      const id = await parkDeadLetter(opts.db, {
+        consumer: opts.durable,
+        msgId,
+        subject: m.subject,
+        payload: m.string(),
+        error: error instanceof Error ? error.message : String(error),
+        attempts,
+      });
+      metrics?.deadLetters.labels(opts.durable).inc();
+      opts.log.error(
+        { err: error, durable: opts.durable, subject: m.subject, deadLetter: id, attempts },
+        'consumer: event parked as a dead letter',
+      );
+      m.term();
+    } catch (err) {
+      // Not parked (the database is away): keep the event and try again later.
+      opts.log.error({ err, durable: opts.durable }, 'consumer: could not park a dead letter, redelivering');
+      m.nak(MAX_RETRY_DELAY_MS / 4);
     }
-  })();
-  // A broken iteration (consumer deleted, connection lost) must not become an unhandled rejection.
-  done.catch((err) => opts.log.error({ err, durable: opts.durable }, 'consumer stopped'));
-  return {
+  }
+
+  async function take(m: JsMsg): Promise<void> {
+    if (wanted && !wanted.some((s) => subjectMatches(s, m.subject))) {
+      m.ack();
+      return;
+    }
+    let event: EventEnvelope;
+    try {
+      event = m.json<EventEnvelope>();
+      // Without an id the event can never be marked processed: it would be redelivered forever.
+      if (typeof event?.id !== 'string' || !event.id) throw new Error('event without id');
+    } catch (err) {
+      await park(m, null, new Error(`malformed event: ${(err as Error).message}`));
+      return;
+    }
+    try {
+      await opts.db.transaction().execute(async (trx) => {
+        const res = await sql`insert into processed_events (consumer, msg_id) values (${opts.durable}, ${event.id})
+          on conflict do nothing`.execute(trx);
+        if (Number(res.numAffectedRows ?? 0) === 0) return;
+        await opts.handle(trx, event);
+      });
+      m.ack();
+    } catch (err) {
+      const attempt = m.info.redeliveryCount;
+      if (attempt >= maxAttempts) {
+        await park(m, event.id, err);
+        return;
+      }
+      opts.log.warn({ err, event: event.type, attempt }, 'consumer: handler failed, redelivering');
+      m.nak(Math.min(retryDelayMs * 2 ** (attempt - 1), MAX_RETRY_DELAY_MS));
+    }
+  }
+
+  let stopped = false;
+  let messages: ConsumerMessages | null = await open();
+  let wake: (() => void) | null = null;
+  const state: { running: boolean; restarts: number; stop(): Promise<void> } = {
+    running: true,
+    restarts: 0,
     async stop() {
-      await messages.close();
+      stopped = true;
+      live.delete(state);
+      wake?.();
+      await messages?.close();
       await done;
     },
   };
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+
+  async function supervise(): Promise<void> {
+    for (;;) {
+      try {
+        if (messages) for await (const m of messages) await take(m);
+      } catch (err) {
+        opts.log.error({ err, durable: opts.durable }, 'consumer loop failed');
+      }
+      if (stopped) return;
+      state.running = false;
+      messages = null;
+      opts.log.error({ durable: opts.durable }, 'consumer loop ended, restarting');
+      let delay = restartDelayMs;
+      while (!stopped && !messages) {
+        await pause(delay);
+        if (stopped) return;
+        try {
+          messages = await open();
+        } catch (err) {
+          opts.log.warn({ err, durable: opts.durable }, 'consumer restart failed, will retry');
+          delay = Math.min(delay * 2, MAX_RESTART_DELAY_MS);
+        }
+      }
+      if (stopped) {
+        await messages?.close();
+        return;
+      }
+      state.restarts++;
+      metrics?.consumerRestarts.labels(opts.durable).inc();
+      state.running = true;
+      opts.log.info({ durable: opts.durable, restarts: state.restarts }, 'consumer restarted');
+    }
+  }
+  const done = supervise();
+  live.set(state, opts.durable);
+  return state;
 }

@@ -23,6 +23,11 @@ export function openDatabase<DB>(url: string, schema: string, max = 10): Databas
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it. Queries report their own errors.
   });
+  // A checked-out client (a Kysely transaction, the outbox relay) has no pool handler: a lost
+  // connection would emit an unhandled 'error' and crash the process. Its queries reject anyway.
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+  });
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,

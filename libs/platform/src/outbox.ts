@@ -33,13 +33,28 @@ export interface RelayOptions {
   log: Logger;
   /** Poll interval; a NOTIFY on commit wakes the relay sooner. */
   intervalMs?: number;
+  /** First delay before listening again after the LISTEN connection is lost; doubles up to 30 s (default 500). */
+  listenRetryMs?: number;
 }
 
 /** A running relay: publish the outbox to JetStream until stopped. */
 export interface Relay {
   /** Publishes whatever is pending now (tests call it to avoid waiting). */
   flush(): Promise<number>;
+  /** True while the relay holds a LISTEN connection (commits wake it at once); polling covers the gaps. */
+  readonly listening: boolean;
   stop(): Promise<void>;
+}
+
+/**
+ * Gives a checked-out client back to the pool without our error handler. A client with a lost
+ * connection is destroyed instead and keeps a silent handler: pg may still emit a late error on
+ * it, and an error event without a listener crashes the process.
+ */
+function discard(client: pg.PoolClient, onError: (err: Error) => void, err?: Error): void {
+  client.removeListener('error', onError);
+  if (err) client.on('error', () => {});
+  client.release(err);
 }
 
 /**
@@ -55,6 +70,12 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
 
   async function publishBatch(): Promise<number> {
     const client = await opts.pool.connect();
+    // While checked out the client has no pool error handler: a lost connection would crash the process.
+    let lost: Error | undefined;
+    const onError = (err: Error) => {
+      lost = err;
+    };
+    client.on('error', onError);
     try {
       await client.query('begin');
       const { rows } = await client.query<{ id: number; subject: string; payload: EventEnvelope }>(
@@ -72,9 +93,10 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
       return rows.length;
     } catch (err) {
       await client.query('rollback').catch(() => {});
+      lost ??= err as Error;
       throw err;
     } finally {
-      client.release();
+      discard(client, onError, lost);
     }
   }
 
@@ -88,7 +110,8 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   }
 
   // A checked-out client has no pool error handler: a lost connection must be caught here, or it
-  // crashes the process. Polling covers the gap until LISTEN is back.
+  // crashes the process. The relay listens again with backoff for as long as it takes (polling
+  // covers the gap), and every client it checks out goes back to the pool exactly once.
   type Listener = {
     client: pg.PoolClient;
     held: boolean;
@@ -96,24 +119,43 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     onNotify: (n: pg.Notification) => void;
   };
   let listener: Listener | null = null;
+  let failures = 0;
+  let retry: NodeJS.Timeout | null = null;
+  const retryMs = opts.listenRetryMs ?? 500;
   const release = (l: Listener, err?: Error) => {
     // A client goes back to the pool once, without our handlers (the pool has its own when idle).
-    if (!l.held) return;
+    if (!l.held) return false;
     l.held = false;
-    l.client.removeListener('error', l.onError);
     l.client.removeListener('notification', l.onNotify);
-    l.client.release(err);
+    discard(l.client, l.onError, err);
+    if (listener === l) listener = null;
+    return true;
+  };
+  const listenLater = (err: unknown) => {
+    if (stopped || retry) return;
+    failures++;
+    // Full jitter keeps replicas that lost the database together from reconnecting in step.
+    const delay = Math.round(Math.min(retryMs * 2 ** (failures - 1), 30_000) * (0.5 + Math.random() / 2));
+    opts.log.warn({ err, attempt: failures, delayMs: delay }, 'outbox relay: not listening, will try again');
+    retry = setTimeout(() => {
+      retry = null;
+      void listen();
+    }, delay);
+    retry.unref();
   };
   const listen = async (): Promise<void> => {
-    const client = await opts.pool.connect();
+    let client: pg.PoolClient;
+    try {
+      client = await opts.pool.connect();
+    } catch (err) {
+      listenLater(err);
+      return;
+    }
     const l: Listener = {
       client,
       held: true,
       onError: (err) => {
-        opts.log.warn({ err }, 'outbox relay: LISTEN connection lost, reconnecting');
-        release(l, err);
-        if (listener === l) listener = null;
-        if (!stopped) setTimeout(() => void listen().catch(() => {}), 1000).unref();
+        if (release(l, err)) listenLater(err);
       },
       onNotify: (n) => {
         if (n.payload === opts.schema && !stopped) void pump.kick();
@@ -121,16 +163,36 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     };
     client.on('error', l.onError);
     client.on('notification', l.onNotify);
-    await client.query(`listen ${NOTIFY_CHANNEL}`);
+    try {
+      await client.query(`listen ${NOTIFY_CHANNEL}`);
+    } catch (err) {
+      if (release(l, err as Error)) listenLater(err);
+      return;
+    }
+    if (stopped || !l.held) {
+      release(l);
+      return;
+    }
     listener = l;
+    if (failures > 0) {
+      opts.log.info({ attempts: failures }, 'outbox relay: listening again');
+      failures = 0;
+      // Commits made while nobody listened notified no one.
+      void pump.kick();
+    }
   };
   const pump = startPump(drain, { intervalMs: opts.intervalMs ?? 1000, log: opts.log, name: 'outbox relay' });
   await listen();
 
   return {
     flush: () => pump.flush(),
+    get listening() {
+      return listener !== null;
+    },
     async stop() {
       stopped = true;
+      if (retry) clearTimeout(retry);
+      retry = null;
       await pump.stop();
       const l = listener;
       listener = null;

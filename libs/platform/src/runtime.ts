@@ -1,9 +1,12 @@
 import { connect, type NatsConnection } from 'nats';
+import type { Registry } from 'prom-client';
 import { type Bus, createBus } from './bus.ts';
 import type { BaseConfig } from './config.ts';
+import { consumersReady } from './consumer.ts';
 import { type Database, migrate, openDatabase, PLATFORM_MIGRATIONS } from './db.ts';
 import { type Check, createMetrics, startHealthServer } from './health.ts';
 import { createLogger, type Logger } from './log.ts';
+import { PLATFORM_RETAINED, type RetainedTable, startRetention } from './retention.ts';
 
 /** What a service's createApp receives. */
 export interface ServiceDeps<DB> {
@@ -12,6 +15,8 @@ export interface ServiceDeps<DB> {
   database: Database<DB>;
   log: Logger;
   config: BaseConfig;
+  /** The process's Prometheus registry (served on /metrics); pass it to consumers for their counters. */
+  metrics?: Registry;
 }
 
 /** A started service. */
@@ -28,27 +33,48 @@ export interface RunOptions<DB> {
   migrations: string;
   createApp(deps: ServiceDeps<DB>): Promise<App>;
   extraChecks?: Record<string, Check>;
+  /** The service's own tables the retention job trims besides the platform's (e.g. a sent-mail outbox). */
+  retain?: RetainedTable[];
 }
 
 /**
- * Connects, migrates, starts the app and the health server, and stops everything in order on
- * SIGTERM/SIGINT: stop taking requests, drain NATS, end the pool.
+ * Connects, migrates, starts the app, the retention job and the health server, and stops
+ * everything in order on SIGTERM/SIGINT: stop taking requests and answer the ones taken (the app's
+ * service stop), stop the relays and consumers (app), stop retention, drain NATS, end the pool.
  */
 export async function runService<DB>(opts: RunOptions<DB>): Promise<void> {
   const log = createLogger(opts.name, opts.config.LOG_LEVEL);
   const nc = await connect({ servers: opts.config.NATS_URL, name: opts.name, maxReconnectAttempts: -1 });
   const database = openDatabase<DB>(opts.config.DATABASE_URL, opts.schema);
   await migrate(database.pool, opts.schema, [PLATFORM_MIGRATIONS, opts.migrations], log);
-  const bus = createBus(nc, { prefix: opts.config.SUBJECT_PREFIX, timeoutMs: opts.config.REQUEST_TIMEOUT_MS, log });
-  const app = await opts.createApp({ bus, nc, database, log, config: opts.config });
+  const metrics = createMetrics(opts.name);
+  const bus = createBus(nc, {
+    prefix: opts.config.SUBJECT_PREFIX,
+    timeoutMs: opts.config.REQUEST_TIMEOUT_MS,
+    log,
+    readAttemptTimeoutMs: opts.config.READ_ATTEMPT_TIMEOUT_MS,
+    maxConcurrent: opts.config.MAX_CONCURRENT_REQUESTS,
+    maxQueued: opts.config.MAX_QUEUED_REQUESTS,
+    metrics,
+  });
+  const app = await opts.createApp({ bus, nc, database, log, config: opts.config, metrics });
+  const retention = opts.config.RETENTION_INTERVAL_MS
+    ? startRetention({
+        pool: database.pool,
+        log,
+        days: opts.config.RETENTION_DAYS,
+        intervalMs: opts.config.RETENTION_INTERVAL_MS,
+        tables: [...PLATFORM_RETAINED, ...(opts.retain ?? [])],
+        metrics,
+      })
+    : null;
   const checks: Record<string, Check> = {
     nats: () => nc.flush(),
     postgres: () => database.pool.query('select 1'),
+    consumers: consumersReady,
     ...opts.extraChecks,
   };
-  const health = opts.config.HEALTH_PORT
-    ? await startHealthServer(opts.config.HEALTH_PORT, checks, createMetrics(opts.name))
-    : null;
+  const health = opts.config.HEALTH_PORT ? await startHealthServer(opts.config.HEALTH_PORT, checks, metrics) : null;
   log.info({ health: opts.config.HEALTH_PORT || null }, 'service started');
 
   let stopping = false;
@@ -58,6 +84,7 @@ export async function runService<DB>(opts: RunOptions<DB>): Promise<void> {
     log.info({ signal }, 'stopping');
     health?.close();
     await app.stop();
+    await retention?.stop();
     await nc.drain();
     await database.close();
     process.exit(0);

@@ -13,6 +13,13 @@ describe('loadConfig', () => {
       REQUEST_TIMEOUT_MS: 5000,
       LOG_LEVEL: 'info',
       HEALTH_PORT: 0,
+      READ_ATTEMPT_TIMEOUT_MS: 1000,
+      MAX_CONCURRENT_REQUESTS: 64,
+      MAX_QUEUED_REQUESTS: 256,
+      CONSUMER_MAX_ATTEMPTS: 5,
+      CONSUMER_RETRY_MS: 1000,
+      RETENTION_DAYS: 30,
+      RETENTION_INTERVAL_MS: 3_600_000,
     });
   });
 

@@ -143,7 +143,7 @@ describe('startConsumer', () => {
     expect((await tally()).map((t) => t.note)).toEqual(['once']);
   });
 
-  it('drops an undecodable message instead of redelivering it forever', async () => {
+  it('parks an undecodable message as a dead letter instead of redelivering it forever', async () => {
     await sql`truncate tally`.execute(database.db);
     let calls = 0;
     await consume('poison', ['evt.platformtest.poison'], async (trx, event) => {
@@ -157,6 +157,12 @@ describe('startConsumer', () => {
     await settled('poison');
     expect(calls).toBe(1);
     expect((await tally()).map((t) => t.note)).toEqual(['good']);
+    const parked = await sql<{ consumer: string; msg_id: string | null }>`select consumer, msg_id from dead_letters
+      where consumer = 'poison'`.execute(database.db);
+    expect(parked.rows).toEqual([
+      { consumer: 'poison', msg_id: null },
+      { consumer: 'poison', msg_id: null },
+    ]);
   });
 
   it('matches subjects like NATS does (the client-side filter on servers before 2.10)', () => {

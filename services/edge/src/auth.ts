@@ -125,7 +125,8 @@ export class Authenticator {
     const generation = this.generation;
     let reply: Awaited<ReturnType<Bus['request']>>;
     try {
-      reply = await this.bus.request(resolveToken, null, { token });
+      // A read: retried once on another enrollment replica when the first does not answer in time.
+      reply = await this.bus.request(resolveToken, null, { token }, { idempotent: true });
     } catch {
       return { ok: false, status: 503, reason: 'enrollment unavailable' };
     }

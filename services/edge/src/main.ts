@@ -13,7 +13,12 @@ await migrate(database.pool, SCHEMA, [new URL('../migrations', import.meta.url).
 // Producer-style client: fail fast instead of queueing commands while Redis is away.
 const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
 redis.on('error', (err) => log.debug({ err }, 'redis error'));
-const bus = createBus(nc, { prefix: config.SUBJECT_PREFIX, timeoutMs: config.REQUEST_TIMEOUT_MS, log });
+const bus = createBus(nc, {
+  prefix: config.SUBJECT_PREFIX,
+  timeoutMs: config.REQUEST_TIMEOUT_MS,
+  log,
+  readAttemptTimeoutMs: config.READ_ATTEMPT_TIMEOUT_MS,
+});
 const app = await buildApp({ bus, db: database.db, redis, log, config });
 await app.listen({ host: config.HOST, port: config.PORT });
 log.info({ url: `http://${config.HOST}:${config.PORT}` }, 'edge listening');

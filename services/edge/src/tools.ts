@@ -59,7 +59,9 @@ export async function callTool(deps: CallDeps, tool: ToolContract, caller: Calle
       return rateLimitedResult(rate.retryAfter);
     }
     const cache = tool.annotations.readOnlyHint ? deps.replies : undefined;
-    const result = await deps.bus.request(tool, caller.principal, parsed.data as never, { cache });
+    // Read-only tools are retried once on another replica (a crashed one costs them nothing); writes are not.
+    const idempotent = tool.annotations.readOnlyHint === true;
+    const result = await deps.bus.request(tool, caller.principal, parsed.data as never, { cache, idempotent });
     if (result.ok) return dataResult(result.data);
     outcome = 'refused';
     return refusalResult(result.error);

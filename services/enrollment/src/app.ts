@@ -45,7 +45,14 @@ export interface EnrollmentApp extends App {
  * Registers enrollment's handlers on the bus and starts its background parts: the catalog
  * consumer, the event outbox relay and the release mail relay.
  */
-export async function createApp({ bus, nc, database, log, config }: ServiceDeps<EnrollmentDb>): Promise<EnrollmentApp> {
+export async function createApp({
+  bus,
+  nc,
+  database,
+  log,
+  config,
+  metrics,
+}: ServiceDeps<EnrollmentDb>): Promise<EnrollmentApp> {
   // Tests hand an empty config; every setting has a default, and the queue follows the bus prefix.
   const cfg = EnrollmentConfig.parse(config ?? {});
   const db = database.db;
@@ -87,8 +94,26 @@ export async function createApp({ bus, nc, database, log, config }: ServiceDeps<
   });
   redis.on('ready', () => mailRelay.kick());
   const relay = await startRelay({ nc, pool: database.pool, schema: database.schema, prefix: bus.prefix, log });
-  const consumer = await startCatalogConsumer({ nc, prefix: bus.prefix, db, log, catalog });
-  const progress = await startProgressConsumer({ nc, prefix: bus.prefix, db, log, enrollments });
+  const consumer = await startCatalogConsumer({
+    nc,
+    prefix: bus.prefix,
+    db,
+    log,
+    catalog,
+    metrics,
+    maxAttempts: cfg.CONSUMER_MAX_ATTEMPTS,
+    retryDelayMs: cfg.CONSUMER_RETRY_MS,
+  });
+  const progress = await startProgressConsumer({
+    nc,
+    prefix: bus.prefix,
+    db,
+    log,
+    enrollments,
+    metrics,
+    maxAttempts: cfg.CONSUMER_MAX_ATTEMPTS,
+    retryDelayMs: cfg.CONSUMER_RETRY_MS,
+  });
 
   const service = await bus.serve('enrollment', [
     resolveTokenHandler(repo),

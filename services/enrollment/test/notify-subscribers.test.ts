@@ -1,5 +1,5 @@
 import { notify_when_released, notifySubscribers, SUBSCRIPTION_NOTIFIED } from '@studium/contracts';
-import { streamNames } from '@studium/platform';
+import { Failure, streamNames } from '@studium/platform';
 import { createTestEnv, eventually, type TestEnv } from '@studium/testing';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -169,5 +169,35 @@ describe('a subscription racing the release', () => {
     const late = await subscribe('dan@t', 'racing');
     expect(late).toMatchObject({ ok: false, error: { code: 'course_not_upcoming', course: 'racing' } });
     expect(await subscribe('dan@t', 'racing', false)).toMatchObject({ ok: true, data: { notify: false } });
+  });
+});
+
+describe('a caller that gives up', () => {
+  it('changes nothing when the caller gave up while the course was locked', async () => {
+    await seedCards(env, svc.db, [card('locked', { status: 'upcoming' })]);
+    await subscribe('bob@t', 'locked');
+    const args = { course: 'locked', title: 'Курс locked', summary: 'Кратко' };
+    // Another publish holds the course's lock past the caller's timeout.
+    const holder = await svc.database.pool.connect();
+    try {
+      await holder.query('begin');
+      await holder.query(`select pg_advisory_xact_lock(hashtext('enrollment.subscriptions'), hashtext('locked'))`);
+      const err = await env.bus.request(notifySubscribers, null, args, { timeoutMs: 300 }).catch((e) => e);
+      expect(err).toBeInstanceOf(Failure);
+      expect(err.status).toBe(504);
+      await new Promise((r) => setTimeout(r, 400));
+      await holder.query('commit');
+    } finally {
+      holder.release();
+    }
+    // The handler got the lock after its caller left and rolled back: the subscriber is still pending.
+    await new Promise((r) => setTimeout(r, 300));
+    const pending = await svc.db
+      .selectFrom('released_courses')
+      .select('course')
+      .where('course', '=', 'locked')
+      .execute();
+    expect(pending).toEqual([]);
+    expect(await env.bus.request(notifySubscribers, null, args)).toEqual({ ok: true, data: { notified: 1 } });
   });
 });

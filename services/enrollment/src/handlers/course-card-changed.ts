@@ -2,6 +2,7 @@ import { COURSE_CARD_CHANGED, CourseCardChanged } from '@studium/contracts';
 import { type Logger, type RunningConsumer, startConsumer } from '@studium/platform';
 import type { Kysely } from 'kysely';
 import type { NatsConnection } from 'nats';
+import type { Registry } from 'prom-client';
 import type { EnrollmentDb } from '../db.ts';
 import type { CatalogRepository } from '../repositories/catalog.repository.ts';
 
@@ -18,6 +19,10 @@ export function startCatalogConsumer(deps: {
   db: Kysely<EnrollmentDb>;
   log: Logger;
   catalog: CatalogRepository;
+  /** Dead-letter and restart counters, and how often a failing card is retried before it is parked. */
+  metrics?: Registry;
+  maxAttempts?: number;
+  retryDelayMs?: number;
 }): Promise<RunningConsumer> {
   return startConsumer({
     nc: deps.nc,
@@ -26,6 +31,9 @@ export function startCatalogConsumer(deps: {
     subjects: [COURSE_CARD_CHANGED],
     db: deps.db,
     log: deps.log,
+    metrics: deps.metrics,
+    maxAttempts: deps.maxAttempts,
+    retryDelayMs: deps.retryDelayMs,
     async handle(trx, event) {
       const card = CourseCardChanged.safeParse(event.data);
       if (!card.success) {

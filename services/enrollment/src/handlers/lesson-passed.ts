@@ -2,6 +2,7 @@ import { events, LessonPassed } from '@studium/contracts';
 import { type Logger, type RunningConsumer, startConsumer } from '@studium/platform';
 import type { Kysely } from 'kysely';
 import type { NatsConnection } from 'nats';
+import type { Registry } from 'prom-client';
 import type { EnrollmentDb } from '../db.ts';
 import type { EnrollmentRepository } from '../repositories/enrollment.repository.ts';
 
@@ -18,6 +19,10 @@ export function startProgressConsumer(deps: {
   db: Kysely<EnrollmentDb>;
   log: Logger;
   enrollments: EnrollmentRepository;
+  /** Dead-letter and restart counters, and how often a failing event is retried before it is parked. */
+  metrics?: Registry;
+  maxAttempts?: number;
+  retryDelayMs?: number;
 }): Promise<RunningConsumer> {
   return startConsumer({
     nc: deps.nc,
@@ -26,6 +31,9 @@ export function startProgressConsumer(deps: {
     subjects: [events['lessons.lesson_passed'].subject],
     db: deps.db,
     log: deps.log,
+    metrics: deps.metrics,
+    maxAttempts: deps.maxAttempts,
+    retryDelayMs: deps.retryDelayMs,
     async handle(trx, event) {
       const passed = LessonPassed.safeParse(event.data);
       if (!passed.success) {

@@ -1,5 +1,5 @@
 import { notifySubscribers, ok, SUBSCRIPTION_NOTIFIED, type SubscriptionNotified } from '@studium/contracts';
-import { addEvent, endpoint } from '@studium/platform';
+import { addEvent, checkDeadline, endpoint } from '@studium/platform';
 import type { Kysely } from 'kysely';
 import type { EnrollmentDb } from '../db.ts';
 import { releaseMailJob, releaseMailJobId } from '../domain/release-mail.ts';
@@ -19,9 +19,11 @@ export function notifySubscribersHandler(deps: {
   /** Wakes the mail relay after commit. */
   mailQueued: () => void;
 }) {
-  return endpoint(notifySubscribers, async (args) => {
+  return endpoint(notifySubscribers, async (args, ctx) => {
     const notified = await deps.db.transaction().execute(async (trx) => {
       await deps.subscriptions.lockCourse(trx, args.course);
+      // The lock may have been held past the caller's deadline: it has given up, so change nothing.
+      checkDeadline(ctx);
       await deps.subscriptions.markReleased(trx, args.course);
       const subscribers = await deps.subscriptions.markNotified(trx, args.course);
       await deps.mails.add(
