@@ -237,6 +237,25 @@ export const QuizAttemptCancelled = z.looseObject({
 });
 export type QuizAttemptCancelled = z.infer<typeof QuizAttemptCancelled>;
 
+/** A change of a homework submission: assigned, submitted, returned, accepted, acceptance_cancelled. */
+export const HomeworkChanged = z.looseObject({
+  submission: z.string(),
+  user: z.string(),
+  course: z.string(),
+  /** Lesson id (`<course>.<key>`). */
+  lesson: z.string(),
+  space: z.string(),
+  organization: z.string().nullable(),
+  status: z.enum(['Assigned', 'Submitted', 'Returned', 'Accepted']),
+  version: z.number().int().nullable(),
+  due_at: Timestamp.nullable(),
+  /** The curator who returned or accepted; the student for a submission; null for an assignment. */
+  by: z.string().nullable(),
+  comment: z.string().nullable(),
+  at: Timestamp,
+});
+export type HomeworkChanged = z.infer<typeof HomeworkChanged>;
+
 /** Catalog of every domain event, keyed `<service>.<event>`. */
 export const events = {
   'courses.course_published': defineEvent('courses', 'course_published', CoursePublished),
@@ -253,6 +272,11 @@ export const events = {
   'lessons.lesson_passed': defineEvent('lessons', 'lesson_passed', LessonPassed),
   'lessons.quiz_attempt_finished': defineEvent('lessons', 'quiz_attempt_finished', QuizAttemptFinished),
   'lessons.quiz_attempt_cancelled': defineEvent('lessons', 'quiz_attempt_cancelled', QuizAttemptCancelled),
+  'homework.assigned': defineEvent('homework', 'assigned', HomeworkChanged),
+  'homework.submitted': defineEvent('homework', 'submitted', HomeworkChanged),
+  'homework.returned': defineEvent('homework', 'returned', HomeworkChanged),
+  'homework.accepted': defineEvent('homework', 'accepted', HomeworkChanged),
+  'homework.acceptance_cancelled': defineEvent('homework', 'acceptance_cancelled', HomeworkChanged),
 } as const;
 
 /** Key of an event in the catalog. */

@@ -4,6 +4,7 @@ export * from './consumer.ts';
 export * from './db.ts';
 export * from './events.ts';
 export * from './health.ts';
+export * from './homework-files.ts';
 export * from './log.ts';
 export * from './outbox.ts';
 export * from './pump.ts';
