@@ -9,6 +9,7 @@ import { createCourseHandler } from './handlers/create-course.ts';
 import { listCoursesHandler } from './handlers/list-courses.ts';
 import { publishCourseHandler } from './handlers/publish-course.ts';
 import { publishReleaseHandler } from './handlers/publish-release.ts';
+import { releaseContentHandler } from './handlers/release-content.ts';
 import { replyNoteHandler } from './handlers/reply-note.ts';
 import { resolveNoteHandler } from './handlers/resolve-note.ts';
 import { unpublishCourseHandler } from './handlers/unpublish-course.ts';
@@ -35,6 +36,7 @@ export async function createApp({ bus, nc, database, log }: ServiceDeps<CoursesD
     unpublishCourseHandler(db),
     updateCourseHandler(db),
     publishReleaseHandler(db),
+    releaseContentHandler(db),
   ]);
   return {
     async stop() {

@@ -76,8 +76,9 @@ describe('publishRelease', () => {
       .where('course', '=', course)
       .orderBy('version')
       .execute();
+    // Releases are immutable: the retired version keeps its content.
     expect(stored.map((r) => [r.version, r.content === null])).toEqual([
-      [1, true],
+      [1, false],
       [2, false],
     ]);
   });

@@ -5,8 +5,10 @@ import { Redis } from 'ioredis';
 import { EnrollmentConfig } from './config.ts';
 import type { EnrollmentDb } from './db.ts';
 import { IdentityCache } from './domain/identity-cache.ts';
+import { courseAccessHandler, myEnrollmentsHandler } from './handlers/course-access.ts';
 import { startCatalogConsumer } from './handlers/course-card-changed.ts';
 import { enrollHandler } from './handlers/enroll.ts';
+import { startProgressConsumer } from './handlers/lesson-passed.ts';
 import { listCatalogHandler } from './handlers/list-catalog.ts';
 import { listMyCoursesHandler } from './handlers/list-my-courses.ts';
 import { notifySubscribersHandler } from './handlers/notify-subscribers.ts';
@@ -86,6 +88,7 @@ export async function createApp({ bus, nc, database, log, config }: ServiceDeps<
   redis.on('ready', () => mailRelay.kick());
   const relay = await startRelay({ nc, pool: database.pool, schema: database.schema, prefix: bus.prefix, log });
   const consumer = await startCatalogConsumer({ nc, prefix: bus.prefix, db, log, catalog });
+  const progress = await startProgressConsumer({ nc, prefix: bus.prefix, db, log, enrollments });
 
   const service = await bus.serve('enrollment', [
     resolveTokenHandler(repo),
@@ -103,6 +106,8 @@ export async function createApp({ bus, nc, database, log, config }: ServiceDeps<
     }),
     notifyWhenReleasedHandler(db, catalog, subscriptions),
     notifySubscribersHandler({ db, subscriptions, mails, mailQueued: () => mailRelay.kick() }),
+    courseAccessHandler({ identities, enrollments, programs }),
+    myEnrollmentsHandler({ identities, enrollments }),
   ]);
   return {
     async flush() {
@@ -113,6 +118,7 @@ export async function createApp({ bus, nc, database, log, config }: ServiceDeps<
       await service.stop();
       changes.unsubscribe();
       await consumer.stop();
+      await progress.stop();
       await relay.stop();
       await mailRelay.stop();
       await queue.close();

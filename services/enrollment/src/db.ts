@@ -91,6 +91,8 @@ export interface EnrollmentDb {
     enrolled_at: Generated<string>;
     lessons_done: Generated<number>;
     completed_at: string | null;
+    /** When the lessons service's latest progress report happened (orders redeliveries). */
+    progress_at: string | null;
   };
   released_courses: {
     course: string;

@@ -38,6 +38,17 @@ export class ReleaseRepository {
     return row?.content ? { ...row, content: row.content } : undefined;
   }
 
+  /** A release of the course by id, with content, active or not. */
+  async withContent(course: string, id: string): Promise<ActiveRelease | undefined> {
+    const row = await this.db
+      .selectFrom('releases')
+      .select([...META, 'content'])
+      .where('course', '=', course)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row?.content ? { ...row, content: row.content } : undefined;
+  }
+
   /** The course's active release without content. */
   async activeMeta(course: string): Promise<ReleaseMeta | undefined> {
     return this.db
@@ -76,11 +87,14 @@ export class ReleaseRepository {
       .execute();
   }
 
-  /** Retires the active release: it stays in the history without content. */
+  /**
+   * Retires the active release. It keeps its content: releases are immutable, and lessons and
+   * homework read the release a student's run, attempt or submission was made on.
+   */
   async retireActive(course: string): Promise<void> {
     await this.db
       .updateTable('releases')
-      .set({ active: false, content: null })
+      .set({ active: false })
       .where('course', '=', course)
       .where('active', '=', true)
       .execute();

@@ -1,6 +1,7 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type pg from 'pg';
 import type { EnrollmentDb } from '../db.ts';
+import type { CourseEnrollment } from '../domain/course-space.ts';
 import type { ProgramRow } from '../domain/programs.ts';
 import { queryPrepared } from './prepared.ts';
 import { programsJson } from './program.repository.ts';
@@ -14,6 +15,7 @@ export interface MyCourseRow {
   self_enrolled: boolean;
   mandatory: boolean | null;
   deadline: string | null;
+  enrolled_at: string;
   overdue: boolean;
   lessons_total: number;
   lessons_done: number;
@@ -100,6 +102,47 @@ export class EnrollmentRepository {
       .orderBy('m.enrolled_at', 'desc')
       .orderBy('m.course');
     return this.pool ? queryPrepared(this.pool, query) : query.execute();
+  }
+
+  /** Every enrollment of the student in the course, in any space, with overdue by the database clock. */
+  async ofCourse(user: string, course: string): Promise<CourseEnrollment[]> {
+    return this.db
+      .selectFrom('enrollments')
+      .select([
+        'space',
+        'organization',
+        'self_enrolled',
+        'mandatory',
+        'deadline',
+        'enrolled_at',
+        sql<boolean>`(deadline is not null and deadline < now() and completed_at is null)`.as('overdue'),
+      ])
+      .where('user_id', '=', user)
+      .where('course', '=', course)
+      .execute();
+  }
+
+  /**
+   * A progress report of the lessons service into every enrollment of the course; a report older
+   * than the one applied (a redelivery, events out of order) changes nothing. The first completion
+   * time is kept.
+   */
+  async applyProgress(
+    trx: Transaction<EnrollmentDb>,
+    p: { user: string; course: string; lessonsDone: number; completed: boolean; at: string },
+  ): Promise<number> {
+    const res = await trx
+      .updateTable('enrollments')
+      .set({
+        lessons_done: p.lessonsDone,
+        completed_at: p.completed ? sql<string>`coalesce(completed_at, ${p.at}::timestamptz)` : null,
+        progress_at: p.at,
+      })
+      .where('user_id', '=', p.user)
+      .where('course', '=', p.course)
+      .where(sql<boolean>`(progress_at is null or progress_at <= ${p.at}::timestamptz)`)
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows);
   }
 
   /** True when the student has the course in one of these spaces. */

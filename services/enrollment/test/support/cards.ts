@@ -40,11 +40,20 @@ export function card(course: string, over: Partial<CourseCardChanged> = {}): Cou
  * platform envelope, Nats-Msg-Id = event id); returns the envelopes.
  */
 export async function publishCards(env: TestEnv, cards: CourseCardChanged[]): Promise<EventEnvelope[]> {
+  return publishEvents(env, COURSE_CARD_CHANGED, cards);
+}
+
+/** Publishes events of one subject as a producer's outbox relay does (envelope, Nats-Msg-Id = id). */
+export async function publishEvents<T extends { at: string }>(
+  env: TestEnv,
+  type: string,
+  payloads: T[],
+): Promise<EventEnvelope[]> {
   await ensureStream(env.nc, env.prefix);
-  const subject = streamNames(env.prefix).subject(COURSE_CARD_CHANGED);
+  const subject = streamNames(env.prefix).subject(type);
   const sent: EventEnvelope[] = [];
-  for (const data of cards) {
-    const envelope: EventEnvelope = { id: randomUUID(), type: COURSE_CARD_CHANGED, occurred_at: data.at, data };
+  for (const data of payloads) {
+    const envelope: EventEnvelope = { id: randomUUID(), type, occurred_at: data.at, data };
     sent.push(await publishEnvelope(env, subject, envelope));
   }
   return sent;

@@ -1,0 +1,79 @@
+import { courseAccess, myEnrollments, ok } from '@studium/contracts';
+import { endpoint, Failure } from '@studium/platform';
+import { chooseCourseSpace } from '../domain/course-space.ts';
+import { programsOf } from '../domain/programs.ts';
+import { resolveSpace } from '../domain/space.ts';
+import type { Identities } from '../identities.ts';
+import type { EnrollmentRepository } from '../repositories/enrollment.repository.ts';
+import type { ProgramRepository } from '../repositories/program.repository.ts';
+
+const iso = (t: string | Date | null) => (t === null ? null : new Date(t).toISOString());
+
+/**
+ * enrollment.course_access (lessons, homework → enrollment): the space a course tool works in, the
+ * enrollment that counts there and the program lock, or the spec's access refusal. Reads the
+ * identity through the cache that every change of organizations and spaces invalidates.
+ */
+export function courseAccessHandler(deps: {
+  identities: Identities;
+  enrollments: EnrollmentRepository;
+  programs: ProgramRepository;
+}) {
+  return endpoint(courseAccess, async ({ user, course, space, course_space }) => {
+    const me = await deps.identities.get(user);
+    if (!me) throw new Failure(404, 'no such user');
+    const [enrollments, programs] = await Promise.all([
+      deps.enrollments.ofCourse(user, course),
+      deps.programs.programsFor(user, course),
+    ]);
+    const chosen = chooseCourseSpace({
+      course,
+      orgs: me.organizations,
+      selected: me.space,
+      explicit: space,
+      courseSpace: course_space,
+      enrollments,
+    });
+    if (!chosen.ok) return chosen;
+    const { enrollment } = chosen.value;
+    const { lock } = programsOf(course, programs);
+    return ok({
+      space: chosen.value.space,
+      organization: chosen.value.organization,
+      mandatory: enrollment.mandatory ?? false,
+      deadline: iso(enrollment.deadline),
+      overdue: enrollment.overdue,
+      self_enrolled: enrollment.self_enrolled,
+      program_previous: lock
+        ? { program: lock.program, course: lock.previous.course, title: lock.previous.title }
+        : null,
+    });
+  });
+}
+
+/**
+ * enrollment.my_enrollments (lessons → enrollment): the student's enrollments that count in a
+ * space, one per course (the assignment before a self-enrollment), as list_my_courses shows them.
+ */
+export function myEnrollmentsHandler(deps: { identities: Identities; enrollments: EnrollmentRepository }) {
+  return endpoint(myEnrollments, async ({ user, space }) => {
+    const me = await deps.identities.get(user);
+    if (!me) throw new Failure(404, 'no such user');
+    const resolved = resolveSpace(me.organizations, me.space, space ?? undefined);
+    if (!resolved.ok) return resolved;
+    const rows = await deps.enrollments.listMine(user, resolved.scope.courseSpaces);
+    return ok({
+      space: resolved.scope.space,
+      enrollments: rows.map((r) => ({
+        course: r.course,
+        space: r.space,
+        organization: r.organization,
+        mandatory: r.mandatory ?? false,
+        deadline: iso(r.deadline),
+        overdue: r.overdue,
+        self_enrolled: r.self_enrolled,
+        enrolled_at: iso(r.enrolled_at) ?? '',
+      })),
+    });
+  });
+}

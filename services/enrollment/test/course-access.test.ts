@@ -1,0 +1,150 @@
+import { courseAccess, enroll, myEnrollments } from '@studium/contracts';
+import { createTestEnv, type TestEnv } from '@studium/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { card, seedCards } from './support/cards.ts';
+import { startEnrollmentService, student } from './support/service.ts';
+
+let env: TestEnv;
+let svc: Awaited<ReturnType<typeof startEnrollmentService>>;
+
+beforeAll(async () => {
+  env = await createTestEnv('course-access');
+  svc = await startEnrollmentService(env);
+  const a = svc.admin;
+  await a.upsertOrganization('acme', 'Акме');
+  await a.upsertOrganization('frozen', 'Заморозка');
+  await a.upsertUser('emp@t', 'Сотрудник', ['Student']);
+  await a.upsertUser('solo@t', 'Одиночка', ['Student']);
+  await a.addMember('acme', 'emp@t', 'member');
+  await a.addMember('frozen', 'emp@t', 'member');
+  await seedCards(env, svc.db, [card('own'), card('assigned'), card('cold'), card('first'), card('second')]);
+  for (const c of ['own', 'assigned', 'first', 'second']) await a.allowCourse('acme', c);
+  await a.allowCourse('frozen', 'cold');
+  await a.assignCourse('acme', 'emp@t', 'assigned', { mandatory: true, deadline: '2020-01-01T00:00:00Z' });
+  await a.assignCourse('frozen', 'emp@t', 'cold', { mandatory: false });
+  await a.assignCourse('acme', 'emp@t', 'first', {});
+  await a.assignCourse('acme', 'emp@t', 'second', {});
+  await a.saveProgram('chain', 'Цепочка', true, ['first', 'second']);
+  await a.addProgramMember('chain', 'emp@t');
+  await a.setSuspended('frozen', true);
+  const enrolled = await env.bus.request(enroll, student('emp@t'), { course: 'own' });
+  expect(enrolled.ok).toBe(true);
+});
+
+afterAll(async () => {
+  await svc?.close();
+  await env?.cleanup();
+});
+
+const access = (args: { user?: string; course: string; space?: string | null; course_space?: string | null }) =>
+  env.bus.request(courseAccess, null, {
+    user: args.user ?? 'emp@t',
+    course: args.course,
+    space: args.space ?? null,
+    course_space: args.course_space ?? null,
+  });
+
+describe('enrollment.course_access', () => {
+  it("studies an organization's assignment in its space while personal is selected, with deadline and overdue", async () => {
+    const reply = await access({ course: 'assigned' });
+    expect(reply).toEqual({
+      ok: true,
+      data: {
+        space: 'acme',
+        organization: 'acme',
+        mandatory: true,
+        deadline: '2020-01-01T00:00:00.000Z',
+        overdue: true,
+        self_enrolled: false,
+        program_previous: null,
+      },
+    });
+  });
+
+  it('keeps a started lesson in its space, and the personal space named explicitly', async () => {
+    expect(await access({ course: 'assigned', course_space: 'personal' })).toMatchObject({
+      ok: true,
+      data: { space: 'personal', organization: null, mandatory: true },
+    });
+    expect(await access({ course: 'assigned', space: 'personal' })).toMatchObject({
+      ok: true,
+      data: { space: 'personal' },
+    });
+  });
+
+  it('refuses space_not_available for a space the student does not have', async () => {
+    expect(await access({ course: 'assigned', space: 'nowhere' })).toMatchObject({
+      ok: false,
+      error: { code: 'space_not_available', space: 'nowhere', available: ['personal', 'acme'] },
+    });
+  });
+
+  it('refuses organization_suspended for a named suspended space, a started lesson there and its only enrollment', async () => {
+    for (const args of [
+      { course: 'assigned', space: 'frozen' },
+      { course: 'cold', course_space: 'frozen' },
+      { course: 'cold' },
+    ]) {
+      expect(await access(args)).toMatchObject({
+        ok: false,
+        error: { code: 'organization_suspended', organization: 'frozen' },
+      });
+    }
+  });
+
+  it('refuses course_not_in_space when a named organization space lacks the course', async () => {
+    await svc.admin.upsertOrganization('beta', 'Бета');
+    await svc.admin.addMember('beta', 'emp@t', 'member');
+    expect(await access({ course: 'assigned', space: 'beta' })).toMatchObject({
+      ok: false,
+      error: { code: 'course_not_in_space', course: 'assigned', space: 'beta', available: ['acme'] },
+    });
+  });
+
+  it('studies a self-enrollment in the personal space', async () => {
+    expect(await access({ course: 'own' })).toMatchObject({
+      ok: true,
+      data: { space: 'personal', organization: null, mandatory: false, self_enrolled: true, deadline: null },
+    });
+  });
+
+  it('refuses not_enrolled without any enrollment in the course', async () => {
+    expect(await access({ user: 'solo@t', course: 'own' })).toMatchObject({
+      ok: false,
+      error: { code: 'not_enrolled', course: 'own' },
+    });
+    expect(await access({ user: 'solo@t', course: 'own', space: 'personal' })).toMatchObject({
+      ok: false,
+      error: { code: 'not_enrolled' },
+    });
+  });
+
+  it('names the course an ordered program holds back until it is completed', async () => {
+    expect(await access({ course: 'second' })).toMatchObject({
+      ok: true,
+      data: { program_previous: { program: 'chain', course: 'first', title: 'Курс first' } },
+    });
+    expect(await access({ course: 'first' })).toMatchObject({ ok: true, data: { program_previous: null } });
+    await svc.admin.recordProgress('emp@t', 'first', 3, new Date().toISOString());
+    expect(await access({ course: 'second' })).toMatchObject({ ok: true, data: { program_previous: null } });
+  });
+});
+
+describe('enrollment.my_enrollments', () => {
+  it('lists the enrollments of the selected space (personal counts active organizations) and of a named one', async () => {
+    const personal = await env.bus.request(myEnrollments, null, { user: 'emp@t', space: null });
+    expect(personal.ok && personal.data.space).toBe('personal');
+    expect(personal.ok && personal.data.enrollments.map((e) => e.course).sort()).toEqual([
+      'assigned',
+      'first',
+      'own',
+      'second',
+    ]);
+    const assigned = personal.ok ? personal.data.enrollments.find((e) => e.course === 'assigned') : undefined;
+    expect(assigned).toMatchObject({ space: 'acme', organization: 'acme', mandatory: true, overdue: true });
+    expect(await env.bus.request(myEnrollments, null, { user: 'emp@t', space: 'frozen' })).toMatchObject({
+      ok: false,
+      error: { code: 'organization_suspended' },
+    });
+  });
+});
