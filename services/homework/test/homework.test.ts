@@ -116,7 +116,7 @@ describe('submit_homework and the curator review', () => {
       'Встречу провёл, спонсор согласовал бюджет',
     ]);
     expect(second.submission.events.map((e) => e.event)).toEqual(['assigned', 'submitted', 'submitted']);
-    submission = String((second.submission as { submission: string }).submission);
+    submission = String((second.submission as Record<string, unknown>).submission);
   });
 
   it('the curator sees it in the queue, returns it with a comment; the student sees the comment', async () => {

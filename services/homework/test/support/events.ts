@@ -5,7 +5,7 @@ import type { TestEnv } from '@studium/testing';
 import { headers } from 'nats';
 
 /** Publishes an event on the stream exactly as a producer's outbox relay does (envelope, Nats-Msg-Id = id). */
-export async function publishEvent(env: TestEnv, subject: string, data: { at: string }, id = randomUUID()) {
+export async function publishEvent(env: TestEnv, subject: string, data: { at: string }, id: string = randomUUID()) {
   await ensureStream(env.nc, env.prefix);
   const envelope: EventEnvelope = { id, type: subject, occurred_at: data.at, data };
   const h = headers();
