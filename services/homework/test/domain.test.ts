@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { emptyCells, emptySection, isFilled, type Section } from '../src/domain/document.ts';
+import { emptyCells, emptySection, isFilled, type Section, type SectionState } from '../src/domain/document.ts';
 import { applyWrite } from '../src/domain/document-write.ts';
 import { checkLimits, sniffType } from '../src/domain/files.ts';
 import { dueAt, dueRule, isOverdue, transition } from '../src/domain/homework.ts';
@@ -21,7 +21,7 @@ const one: Section = { ...many, key: 'form', rows: 'one' };
 describe('document fill rules', () => {
   it('a many section is filled when it has rows and each has its required cells', () => {
     expect(isFilled(many, emptySection())).toBe(false);
-    const state = {
+    const state: SectionState = {
       next: 3,
       rows: [
         { id: 'A1', cells: { topic: 'x' } },
