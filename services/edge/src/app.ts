@@ -10,6 +10,7 @@ import { AuditLog, type EdgeDb } from './audit.ts';
 import { Authenticator } from './auth.ts';
 import { capabilitiesSupportUi } from './choose.ts';
 import type { EdgeConfig } from './config.ts';
+import { fileDownload, HomeworkFiles } from './homework-files.ts';
 import { createSurfaceHandler, SURFACES, type SurfacePath } from './mcp.ts';
 import { createEdgeMetrics } from './metrics.ts';
 import { RateLimiter } from './rate-limit.ts';
@@ -40,7 +41,8 @@ export async function buildApp(deps: EdgeDeps) {
   const uiKey = (caller: Caller) => `${config.SUBJECT_PREFIX}:ui:${caller.tokenKey}`;
   // Stateless 2025-era clients send their capabilities only at initialize: remember them per token.
   const uiFromInitialize = async (caller: Caller) => (await redis.get(uiKey(caller)).catch(() => null)) === '1';
-  const callDeps = { bus, limiter, audit, metrics, replies };
+  const files = new HomeworkFiles(bus.nc, config.SUBJECT_PREFIX, config.FILE_URL_SECRET);
+  const callDeps = { bus, limiter, audit, metrics, replies, files };
   const handlers = Object.fromEntries(
     (Object.keys(SURFACES) as SurfacePath[]).map((p) => [p, createSurfaceHandler(p, callDeps, uiFromInitialize)]),
   ) as Record<SurfacePath, ReturnType<typeof createSurfaceHandler>>;
@@ -101,6 +103,7 @@ export async function buildApp(deps: EdgeDeps) {
     app.delete(path, serve);
   }
 
+  app.get('/files/:object', fileDownload(files));
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {
     const failed = await runChecks({
