@@ -256,6 +256,22 @@ export const HomeworkChanged = z.looseObject({
 });
 export type HomeworkChanged = z.infer<typeof HomeworkChanged>;
 
+/**
+ * A student's course document changed (update_artifact): how filled it now is. One document per
+ * student, course and space, so reporting counts an organization's documents by `space`.
+ */
+export const DocumentUpdated = z.looseObject({
+  user: z.string(),
+  course: z.string(),
+  space: z.string(),
+  organization: z.string().nullable(),
+  artifact: z.string(),
+  blocks_total: z.number().int(),
+  blocks_filled: z.number().int(),
+  at: Timestamp,
+});
+export type DocumentUpdated = z.infer<typeof DocumentUpdated>;
+
 /** Catalog of every domain event, keyed `<service>.<event>`. */
 export const events = {
   'courses.course_published': defineEvent('courses', 'course_published', CoursePublished),
@@ -277,6 +293,7 @@ export const events = {
   'homework.returned': defineEvent('homework', 'returned', HomeworkChanged),
   'homework.accepted': defineEvent('homework', 'accepted', HomeworkChanged),
   'homework.acceptance_cancelled': defineEvent('homework', 'acceptance_cancelled', HomeworkChanged),
+  'homework.document_updated': defineEvent('homework', 'document_updated', DocumentUpdated),
 } as const;
 
 /** Key of an event in the catalog. */

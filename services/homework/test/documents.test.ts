@@ -1,4 +1,5 @@
-import { artifact, fill_document, LIMITS, update_artifact } from '@studium/contracts';
+import { artifact, events, fill_document, LIMITS, update_artifact } from '@studium/contracts';
+import { streamNames } from '@studium/platform';
 import { createTestEnv, type TestEnv } from '@studium/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, refusal } from './support/call.ts';
@@ -152,6 +153,23 @@ describe('artifact and update_artifact', () => {
     expect(again.artifact?.blocks[0]?.items).toEqual([{ id: 'A1', topic: 'Личная договорённость' }]);
     const org = await call(env, artifact, anna, { course: stack.course, artifact: 'agreements_log', space: 'acme' });
     expect(org.artifact?.blocks[0]?.items?.map((i) => i.id)).toEqual(['A1', 'A3']);
+  });
+
+  it("tells reporting each space's document separately (homework.document_updated)", async () => {
+    await stack.homework.app.flush();
+    const jsm = await env.nc.jetstreamManager();
+    const names = streamNames(env.prefix);
+    const subject = names.subject(events['homework.document_updated'].subject);
+    const { state } = await jsm.streams.info(names.stream);
+    const latest = new Map<string, { blocks_filled: number; organization: string | null }>();
+    for (let seq = state.first_seq; seq <= state.last_seq; seq++) {
+      const m = await jsm.streams.getMessage(names.stream, { seq }).catch(() => null);
+      if (m?.subject !== subject) continue;
+      const e = m.json<{ data: { space: string; blocks_filled: number; organization: string | null } }>().data;
+      latest.set(e.space, e);
+    }
+    expect(latest.get('acme')).toMatchObject({ organization: 'acme', blocks_filled: 1 });
+    expect(latest.get('personal')).toMatchObject({ organization: null, blocks_filled: 1 });
   });
 
   it('fill_document answers like artifact, with the rules, in the selected space by default', async () => {

@@ -1,5 +1,5 @@
-import { ok, refuse, update_artifact } from '@studium/contracts';
-import { endpoint } from '@studium/platform';
+import { events, ok, refuse, update_artifact } from '@studium/contracts';
+import { addEvent, endpoint } from '@studium/platform';
 import type { Kysely } from 'kysely';
 import { type CourseGateway, caller } from '../courses.ts';
 import type { HomeworkDb } from '../db.ts';
@@ -36,11 +36,21 @@ export function updateArtifactHandler(deps: { db: Kysely<HomeworkDb>; gateway: C
       if (!written.ok) return written;
       const next = { sections: { ...state.sections, [section.key]: written.state } };
       await documents.save(key, next);
+      const fill = documentFill(document.sections, next);
+      await addEvent(trx, events['homework.document_updated'].subject, {
+        user: who.user,
+        course: args.course,
+        space: access.space,
+        organization: access.organization,
+        artifact: document.key,
+        ...fill,
+        at: new Date().toISOString(),
+      });
       return ok({
         space: access.space,
         artifact: document.key,
         key: section.key,
-        ...documentFill(document.sections, next),
+        ...fill,
         filled: isFilled(section, written.state),
         created: written.created,
         empty_cells: emptyCells(section, written.state),
