@@ -33,10 +33,10 @@ export const CURATOR = person('curator@hw', ['Course Creator']);
  * `anna@hw` (member of organization `acme`, the course assigned there) and `boris@hw` (not enrolled),
  * manager `mira@hw` of acme, curator `curator@hw` (leads the course) and `other@hw` (an author who does not).
  */
-export async function startHomeworkStack(env: TestEnv) {
+export async function startHomeworkStack(env: TestEnv, homeworkOverrides: Record<string, string> = {}) {
   const enrollment = await startEnrollment(env);
   const courses = await startCourses(env);
-  const homework = await startHomework(env);
+  const homework = await startHomework(env, homeworkOverrides);
   const a = enrollment.admin;
   await a.upsertOrganization('acme', 'Акме');
   await a.upsertOrganization('frozen', 'Заморозка');
