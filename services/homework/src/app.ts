@@ -10,6 +10,7 @@ import { startLessonConsumer } from './handlers/lesson-events.ts';
 import { myHomeworkHandler } from './handlers/my-homework.ts';
 import { homeworkQueueHandler, homeworkSubmissionHandler, reviewActionHandlers } from './handlers/review.ts';
 import { storeHomeworkFileHandler } from './handlers/store-homework-file.ts';
+import { studentHomeworkHandler } from './handlers/student-homework.ts';
 import { submitHomeworkHandler } from './handlers/submit-homework.ts';
 import { updateArtifactHandler } from './handlers/update-artifact.ts';
 import { uploadHomeworkFileHandler } from './handlers/upload-homework-file.ts';
@@ -51,6 +52,7 @@ export async function createApp({ bus, nc, database, log, config }: ServiceDeps<
     ...reviewActionHandlers({ db, gateway, signer }),
     lessonContextHandler({ gateway, documents, submissions }),
     emptyBlocksHandler({ gateway, documents, submissions }),
+    studentHomeworkHandler({ bus, submissions, signer }),
   ]);
   return {
     flush: async () => {

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { accept_homework } from '@studium/contracts';
+import { accept_homework, homeworkOfStudent } from '@studium/contracts';
 import { homeworkBucket } from '@studium/platform';
 import { createTestEnv, type TestEnv } from '@studium/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -154,6 +154,34 @@ describe('store_homework_file through the edge and the object store', () => {
     expect(await objects()).toBe(before);
     const list = data(await anna.callTool('my_homework', { lesson, space: 'acme' }));
     expect(list.submission).toBeNull();
+  });
+
+  it('upload_homework_file gives a client without MCP Apps the text with the lesson link', async () => {
+    const opened = data(await anna.callTool('upload_homework_file', { lesson: stack.lesson('l-files') }));
+    expect(opened).toMatchObject({ shown: 'text', space: 'acme', lesson: stack.lesson('l-files') });
+    expect(String(opened.next)).toContain(String(opened.lesson_url));
+    expect(String(opened.lesson_url)).toContain(encodeURIComponent(stack.lesson('l-files')));
+  });
+
+  it("opens the files to the student's organization manager and to no one else", async () => {
+    const reply = await env.bus.request(homeworkOfStudent, null, {
+      viewer: 'mira@hw',
+      student: 'anna@hw',
+      space: 'acme',
+    });
+    if (!reply.ok) throw new Error(reply.error.code);
+    const item = reply.data.items.find((i) => i.lesson === stack.lesson('l-both'));
+    expect(item?.files.map((f) => f.name)).toEqual(['protocol.pdf', 'notes.txt', 'big.pdf']);
+    const res = await download(String(item?.files[1]?.url));
+    expect(res.status).toBe(200);
+    for (const viewer of ['boris@hw', 'anna@hw']) {
+      await expect(
+        env.bus.request(homeworkOfStudent, null, { viewer, student: 'anna@hw', space: 'acme' }),
+      ).rejects.toMatchObject({ status: 403 });
+    }
+    await expect(
+      env.bus.request(homeworkOfStudent, null, { viewer: 'mira@hw', student: 'anna@hw', space: 'personal' }),
+    ).rejects.toMatchObject({ status: 403 });
   });
 
   it('refuses accepted_locked after the curator accepts', async () => {
