@@ -51,7 +51,13 @@ export class HomeworkFiles {
     for (const f of files) {
       const name = (f as { name?: unknown })?.name;
       const content = (f as { content?: unknown })?.content;
-      if (typeof name !== 'string' || !name.trim() || typeof content !== 'string' || !BASE64.test(content)) {
+      if (
+        typeof name !== 'string' ||
+        !name.trim() ||
+        name.length > NAME_LIMIT ||
+        typeof content !== 'string' ||
+        !BASE64.test(content)
+      ) {
         out.push({ invalid: true });
         continue;
       }
@@ -73,6 +79,8 @@ export class HomeworkFiles {
 }
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+/** Longest file name kept (a longer one is not a well-formed entry: invalid_files). */
+const NAME_LIMIT = 255;
 
 /**
  * upload_homework_file: an MCP Apps window with a drop zone and «Сдать» for clients that render

@@ -138,6 +138,9 @@ describe('store_homework_file through the edge and the object store', () => {
     });
     expect(await refusedCode({ lesson, files: 'protocol.pdf' })).toMatchObject({ code: 'invalid_files' });
     expect(await refusedCode({ lesson, files: [{ name: 'a.pdf' }] })).toMatchObject({ code: 'invalid_files' });
+    expect(await refusedCode({ lesson, files: [entry(`${'я'.repeat(256)}.pdf`, pdf(1024))] })).toMatchObject({
+      code: 'invalid_files',
+    });
     expect(await refusedCode({ lesson, files: [{ name: 'a.pdf', content: '%%%' }] })).toMatchObject({
       code: 'invalid_files',
     });
