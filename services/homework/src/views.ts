@@ -24,7 +24,12 @@ export function lessonUrl(publicUrl: string, lesson: string): string {
  * A submission as the student and the curator see it: status, due date, the current answer and
  * files, the journal and every version. The caller has checked that the viewer may open its files.
  */
-export async function submissionView(repo: SubmissionRepository, signer: UrlSigner, row: SubmissionRow) {
+export async function submissionView(
+  repo: SubmissionRepository,
+  signer: UrlSigner,
+  row: SubmissionRow,
+  opts: { version?: number } = {},
+) {
   const [files, versions, journal] = await Promise.all([
     repo.files(row.id),
     repo.versions(row.id),
@@ -54,7 +59,9 @@ export async function submissionView(repo: SubmissionRepository, signer: UrlSign
     versions: versions.map((v) => ({
       version: v.version,
       status: 'Submitted' as const,
-      answer: v.answer,
+      ...(v.version > versions.length - ANSWERS_IN_VIEW || v.version === opts.version
+        ? { answer: v.answer }
+        : { answer: null, answer_omitted: true }),
       files: v.files
         .map((id) => byId.get(id))
         .filter((f): f is FileRow => !!f)
@@ -64,3 +71,13 @@ export async function submissionView(repo: SubmissionRepository, signer: UrlSign
     })),
   };
 }
+
+/**
+ * Versions whose answers a view carries: the latest ones. Older versions come with their files
+ * and `answer_omitted` (homework_submission with `version` reads one whole), so a reply stays
+ * under NATS's 1 MB however often the answer was saved (each answer is at most ANSWER_LIMIT).
+ */
+export const ANSWERS_IN_VIEW = 10;
+
+/** The longest text answer, characters (answer_too_large). */
+export const ANSWER_LIMIT = 20_000;

@@ -195,12 +195,41 @@ describe('submit_homework and the curator review', () => {
   });
 });
 
+describe('many versions', () => {
+  it('every version stays; views carry the latest ten answers, and any one is read whole by number', async () => {
+    const lesson = stack.lesson('l-text');
+    let last: Awaited<ReturnType<typeof call<typeof submit_homework>>> | undefined;
+    for (let i = 1; i <= 12; i++) {
+      last = await call(env, submit_homework, anna, { lesson, answer: `Ответ ${i}`, space: 'personal' });
+    }
+    const versions = last?.submission.versions ?? [];
+    expect(versions.map((v) => v.answer)).toEqual([
+      null,
+      null,
+      ...Array.from({ length: 10 }, (_, i) => `Ответ ${i + 3}`),
+    ]);
+    expect(versions[0]).toMatchObject({ answer_omitted: true });
+    const id = String((last?.submission as Record<string, unknown>).submission);
+    const one = await call(env, homework_submission, CURATOR, { submission: id, version: 1 });
+    expect(one.versions[0]?.answer).toBe('Ответ 1');
+  });
+});
+
 describe('submit_homework refusals', () => {
   it('answers every refusal of the spec', async () => {
     const l = stack.lesson;
     await refusal(env, submit_homework, anna, { lesson: l('l-none'), answer: 'x' }, 'no_homework');
     await refusal(env, submit_homework, anna, { lesson: l('l-files'), answer: 'x' }, 'answer_mode');
     await refusal(env, submit_homework, anna, { lesson: l('l-both'), answer: '  ' }, 'empty_answer');
+    expect(
+      await refusal(
+        env,
+        submit_homework,
+        anna,
+        { lesson: l('l-text'), answer: 'я'.repeat(20_001) },
+        'answer_too_large',
+      ),
+    ).toMatchObject({ limit: 20_000, length: 20_001 });
     await refusal(env, submit_homework, anna, { lesson: 'garbage', answer: 'x' }, 'lesson_not_found');
     await refusal(env, submit_homework, anna, { lesson: `${stack.course}.nope`, answer: 'x' }, 'lesson_not_found');
     await refusal(env, submit_homework, boris, { lesson: l('l-text'), answer: 'x' }, 'not_enrolled');

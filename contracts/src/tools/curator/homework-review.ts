@@ -55,9 +55,16 @@ export const homework_submission = defineTool({
   service: 'homework',
   title: 'Сдача домашки',
   description:
-    'Сдача домашнего задания целиком: текущий ответ, файлы со ссылками на скачивание (ссылка подписана и живёт час), журнал событий и versions — все сохранённые версии ответа. ' +
+    'Сдача домашнего задания целиком: текущий ответ, файлы со ссылками на скачивание (ссылка подписана и живёт час), журнал событий и versions — все сохранённые версии ответа ' +
+    '(у версий старше десяти последних текст опущен, answer_omitted: прочитайте такую с version). ' +
     'Вернуть на доработку — return_homework, принять — accept_homework, отменить приём — cancel_acceptance. Отказы: submission_not_found.',
-  input: z.object({ submission: SubmissionArg }),
+  input: z.object({
+    submission: SubmissionArg,
+    version: z
+      .union([z.number(), z.string()])
+      .optional()
+      .describe('Номер версии, ответ которой прислать целиком (у старых версий ответ иначе опущен). Необязательный.'),
+  }),
   output: ReviewSubmission,
   annotations: READ,
   refusals: ['submission_not_found'],

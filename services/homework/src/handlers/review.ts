@@ -61,8 +61,8 @@ function reviewItem(row: SubmissionRow) {
   };
 }
 
-async function reviewView(deps: Deps, repo: SubmissionRepository, row: SubmissionRow) {
-  const view = await submissionView(repo, deps.signer, row);
+async function reviewView(deps: Deps, repo: SubmissionRepository, row: SubmissionRow, version?: number) {
+  const view = await submissionView(repo, deps.signer, row, { version });
   return { ...reviewItem(row), ...view };
 }
 
@@ -100,7 +100,8 @@ export function homeworkSubmissionHandler(deps: Deps) {
     const row = await repo.findById(args.submission);
     if (!row) return submissionNotFound(args.submission);
     await mayReview(deps, who, row.course);
-    return ok(await reviewView(deps, repo, row));
+    const version = args.version === undefined ? undefined : Number(args.version);
+    return ok(await reviewView(deps, repo, row, Number.isInteger(version) ? version : undefined));
   });
 }
 

@@ -5,7 +5,7 @@ import { type CourseGateway, caller } from '../courses.ts';
 import type { HomeworkDb } from '../db.ts';
 import { noHomework } from '../refusals.ts';
 import { saveVersion } from '../submit.ts';
-import type { UrlSigner } from '../views.ts';
+import { ANSWER_LIMIT, type UrlSigner } from '../views.ts';
 
 /** submit_homework: the text of the answer replaces the previous one whole; files stay as they were. */
 export function submitHomeworkHandler(deps: { db: Kysely<HomeworkDb>; gateway: CourseGateway; signer: UrlSigner }) {
@@ -21,6 +21,16 @@ export function submitHomeworkHandler(deps: { db: Kysely<HomeworkDb>; gateway: C
       });
     }
     const answer = args.answer.trim();
+    if (answer.length > ANSWER_LIMIT) {
+      return refuse(
+        'answer_too_large',
+        `Текст ответа длиннее ${ANSWER_LIMIT} знаков: сократите его или сдайте файлом`,
+        {
+          limit: ANSWER_LIMIT,
+          length: answer.length,
+        },
+      );
+    }
     return saveVersion(deps.db, deps.signer, at, who.user, {
       answer,
       check: async (_row, existingFiles) => {
