@@ -201,4 +201,26 @@ describe('artifact and update_artifact', () => {
     );
     await refusal(env, fill_document, anna, { course: stack.course, space: 'nowhere' }, 'space_not_available');
   });
+
+  it('refuses a write that would make the document too large for one bus message', async () => {
+    const long = (i: number) => ({
+      topic: `${i}${'я'.repeat(3990)}`,
+      driver: 'я'.repeat(4000),
+      area: 'я'.repeat(4000),
+    });
+    await write({ key: 'agreements', rows: Array.from({ length: 14 }, (_, i) => long(i)) }, 'personal');
+    expect(
+      await refused(
+        { key: 'agreements', rows: Array.from({ length: 14 }, (_, i) => long(i)) },
+        'artifact_too_many_rows',
+        'personal',
+      ),
+    ).toMatchObject({ limit_bytes: 512 * 1024 });
+    const doc = await call(env, artifact, anna, {
+      course: stack.course,
+      artifact: 'agreements_log',
+      space: 'personal',
+    });
+    expect(doc.artifact?.blocks[0]?.items).toHaveLength(15);
+  });
 });

@@ -35,6 +35,18 @@ export function updateArtifactHandler(deps: { db: Kysely<HomeworkDb>; gateway: C
       const written = applyWrite(section, sectionState(state, section.key), args);
       if (!written.ok) return written;
       const next = { sections: { ...state.sections, [section.key]: written.state } };
+      const bytes = Buffer.byteLength(JSON.stringify(next));
+      if (bytes > DOCUMENT_BYTES_LIMIT) {
+        return refuse(
+          'artifact_too_many_rows',
+          'Документ стал слишком большим: удалите лишние строки или сократите записи',
+          {
+            section: section.key,
+            limit_bytes: DOCUMENT_BYTES_LIMIT,
+            bytes,
+          },
+        );
+      }
       await documents.save(key, next);
       const fill = documentFill(document.sections, next);
       await addEvent(trx, events['homework.document_updated'].subject, {
@@ -58,3 +70,9 @@ export function updateArtifactHandler(deps: { db: Kysely<HomeworkDb>; gateway: C
     });
   });
 }
+
+/**
+ * The largest stored document, bytes: artifact returns a document whole in one NATS message (1 MB),
+ * so a write that would pass this is refused like a section over its row limit.
+ */
+export const DOCUMENT_BYTES_LIMIT = 512 * 1024;
