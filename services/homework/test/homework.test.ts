@@ -209,7 +209,7 @@ describe('many versions', () => {
       ...Array.from({ length: 10 }, (_, i) => `Ответ ${i + 3}`),
     ]);
     expect(versions[0]).toMatchObject({ answer_omitted: true });
-    const id = String((last?.submission as Record<string, unknown>).submission);
+    const id = String((last?.submission as Record<string, unknown> | undefined)?.submission);
     const one = await call(env, homework_submission, CURATOR, { submission: id, version: 1 });
     expect(one.versions[0]?.answer).toBe('Ответ 1');
   });
