@@ -14,6 +14,7 @@ import { studentHomeworkHandler } from './handlers/student-homework.ts';
 import { submitHomeworkHandler } from './handlers/submit-homework.ts';
 import { updateArtifactHandler } from './handlers/update-artifact.ts';
 import { uploadHomeworkFileHandler } from './handlers/upload-homework-file.ts';
+import { startOrphanSweep } from './orphans.ts';
 import { DocumentRepository } from './repositories/document.repository.ts';
 import { SubmissionRepository } from './repositories/submission.repository.ts';
 
@@ -39,6 +40,13 @@ export async function createApp({ bus, nc, database, log, config }: ServiceDeps<
   const files = new FileStore(nc, bus.prefix);
   const relay = await startRelay({ nc, pool: database.pool, schema: database.schema, prefix: bus.prefix, log });
   const consumer = await startLessonConsumer({ nc, prefix: bus.prefix, db, log, gateway });
+  const sweep = startOrphanSweep({
+    db,
+    files,
+    log,
+    intervalMs: cfg.ORPHAN_SWEEP_INTERVAL_MS,
+    minAgeMs: cfg.ORPHAN_MIN_AGE_MS,
+  });
   const service = await bus.serve('homework', [
     artifactHandler({ gateway, documents }),
     fillDocumentHandler({ gateway, documents }),
@@ -60,6 +68,7 @@ export async function createApp({ bus, nc, database, log, config }: ServiceDeps<
     },
     async stop() {
       await service.stop();
+      await sweep.stop();
       await consumer.stop();
       await relay.stop();
     },

@@ -9,6 +9,10 @@ export const HomeworkConfig = BaseConfig.extend({
   FILE_URL_SECRET: z.string().min(16).default('studium-dev-file-url-secret'),
   /** How long an issued download URL opens its file. */
   FILE_URL_TTL_S: z.coerce.number().int().positive().default(3600),
+  /** How often objects the edge staged but no save recorded are looked for. */
+  ORPHAN_SWEEP_INTERVAL_MS: z.coerce.number().int().positive().default(3_600_000),
+  /** How old such an object must be before it is removed (a save in progress keeps its bytes). */
+  ORPHAN_MIN_AGE_MS: z.coerce.number().int().min(0).default(86_400_000),
   /** How long the active release of a course is trusted before asking courses again. */
   RELEASE_TTL_MS: z.coerce.number().int().min(0).default(2000),
 });

@@ -30,6 +30,12 @@ export class FileStore {
     return { size: info.size, sha256: digestHex(info.digest) };
   }
 
+  /** Every stored object's name and when it was stored. */
+  async list(): Promise<Array<{ name: string; at: number }>> {
+    const os = await this.bucket();
+    return (await os.list()).filter((o) => !o.deleted).map((o) => ({ name: o.name, at: Date.parse(o.mtime) }));
+  }
+
   /** Removes objects that were staged for a refused submission (best effort: a failure leaves an orphan, not a record). */
   async discard(objects: string[]): Promise<void> {
     const os = await this.bucket().catch(() => null);

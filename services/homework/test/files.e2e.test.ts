@@ -5,6 +5,8 @@ import { createTestEnv, type TestEnv } from '@studium/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AgentClient, connectAgent, data } from '../../../test/support/clients.ts';
 import { startEdge } from '../../../test/support/stack.ts';
+import { FileStore } from '../src/file-store.ts';
+import { sweepOrphans } from '../src/orphans.ts';
 import { call } from './support/call.ts';
 import { CURATOR, startHomeworkStack } from './support/stack.ts';
 
@@ -196,5 +198,16 @@ describe('store_homework_file through the edge and the object store', () => {
     expect(await refusedCode({ lesson, space: 'acme', files: [entry('late.pdf', pdf(1024))] })).toMatchObject({
       code: 'accepted_locked',
     });
+  });
+
+  it('sweeps staged objects that no save recorded, and keeps every recorded file', async () => {
+    const os = await env.nc.jetstream().views.os(homeworkBucket(env.prefix));
+    await os.putBlob({ name: 'orphan-from-a-crash' }, Buffer.from('%PDF-1.7\n'));
+    const before = await objects();
+    const store = new FileStore(env.nc, env.prefix);
+    expect(await sweepOrphans(stack.homework.db, store, 60_000)).toBe(0);
+    expect(await sweepOrphans(stack.homework.db, store, 0)).toBe(1);
+    expect(await objects()).toBe(before - 1);
+    expect((await os.info('orphan-from-a-crash'))?.deleted ?? true).toBe(true);
   });
 });
