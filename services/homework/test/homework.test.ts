@@ -1,6 +1,8 @@
 import {
   accept_homework,
+  artifact,
   cancel_acceptance,
+  fill_document,
   homework_queue,
   homework_submission,
   homeworkEmptyBlocks,
@@ -272,6 +274,34 @@ describe('submit_homework refusals', () => {
       { lesson: stack.lesson('l-text'), answer: 'x', space: 'beta' },
       'course_not_in_space',
     );
+    await refusal(env, my_homework, anna, { course: stack.course, space: 'beta' }, 'course_not_in_space');
+    await refusal(env, my_homework, anna, { lesson: stack.lesson('l-text'), space: 'beta' }, 'course_not_in_space');
+    await refusal(
+      env,
+      upload_homework_file,
+      anna,
+      { lesson: stack.lesson('l-both'), space: 'beta' },
+      'course_not_in_space',
+    );
+    await refusal(
+      env,
+      upload_homework_file,
+      anna,
+      { lesson: stack.lesson('l-both'), space: 'frozen' },
+      'organization_suspended',
+    );
+    await refusal(
+      env,
+      upload_homework_file,
+      anna,
+      { lesson: stack.lesson('l-both'), space: 'nowhere' },
+      'space_not_available',
+    );
+    await refusal(env, upload_homework_file, anna, { lesson: `${stack.course}.nope` }, 'lesson_not_found');
+    await refusal(env, artifact, anna, { course: stack.course, space: 'beta' }, 'course_not_in_space');
+    await refusal(env, artifact, anna, { course: stack.course, artifact: 'nope' }, 'artifact_not_found');
+    await refusal(env, fill_document, boris, { course: stack.course }, 'not_enrolled');
+    await refusal(env, fill_document, anna, { course: stack.course, space: 'frozen' }, 'organization_suspended');
   });
 
   it('busy: the same submission is being saved by another request', async () => {
