@@ -3,6 +3,7 @@
 import { execSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { connect as tcp } from 'node:net';
+import { ensureChromium } from './ensure-chromium.ts';
 
 interface Dep {
   name: string;
@@ -96,4 +97,7 @@ export async function ensureServices(): Promise<void> {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await ensureServices();
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await ensureServices();
+  ensureChromium();
+}

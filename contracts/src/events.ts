@@ -274,6 +274,40 @@ export const ReportResolved = z.looseObject({
   at: Timestamp,
 });
 export type ReportResolved = z.infer<typeof ReportResolved>;
+/** A change of a homework submission: assigned, submitted, returned, accepted, acceptance_cancelled. */
+export const HomeworkChanged = z.looseObject({
+  submission: z.string(),
+  user: z.string(),
+  course: z.string(),
+  /** Lesson id (`<course>.<key>`). */
+  lesson: z.string(),
+  space: z.string(),
+  organization: z.string().nullable(),
+  status: z.enum(['Assigned', 'Submitted', 'Returned', 'Accepted']),
+  version: z.number().int().nullable(),
+  due_at: Timestamp.nullable(),
+  /** The curator who returned or accepted; the student for a submission; null for an assignment. */
+  by: z.string().nullable(),
+  comment: z.string().nullable(),
+  at: Timestamp,
+});
+export type HomeworkChanged = z.infer<typeof HomeworkChanged>;
+
+/**
+ * A student's course document changed (update_artifact): how filled it now is. One document per
+ * student, course and space, so reporting counts an organization's documents by `space`.
+ */
+export const DocumentUpdated = z.looseObject({
+  user: z.string(),
+  course: z.string(),
+  space: z.string(),
+  organization: z.string().nullable(),
+  artifact: z.string(),
+  blocks_total: z.number().int(),
+  blocks_filled: z.number().int(),
+  at: Timestamp,
+});
+export type DocumentUpdated = z.infer<typeof DocumentUpdated>;
 
 /** Catalog of every domain event, keyed `<service>.<event>`. */
 export const events = {
@@ -293,6 +327,12 @@ export const events = {
   'lessons.lesson_passed': defineEvent('lessons', 'lesson_passed', LessonPassed),
   'lessons.quiz_attempt_finished': defineEvent('lessons', 'quiz_attempt_finished', QuizAttemptFinished),
   'lessons.quiz_attempt_cancelled': defineEvent('lessons', 'quiz_attempt_cancelled', QuizAttemptCancelled),
+  'homework.assigned': defineEvent('homework', 'assigned', HomeworkChanged),
+  'homework.submitted': defineEvent('homework', 'submitted', HomeworkChanged),
+  'homework.returned': defineEvent('homework', 'returned', HomeworkChanged),
+  'homework.accepted': defineEvent('homework', 'accepted', HomeworkChanged),
+  'homework.acceptance_cancelled': defineEvent('homework', 'acceptance_cancelled', HomeworkChanged),
+  'homework.document_updated': defineEvent('homework', 'document_updated', DocumentUpdated),
 } as const;
 
 /** Key of an event in the catalog. */

@@ -51,6 +51,11 @@ const REQUIRED: Record<string, readonly string[]> = {
   resolve_report: ['report', 'status'],
   unpublish_course: ['course'],
   update_course: ['course'],
+  homework_queue: [],
+  homework_submission: ['submission'],
+  return_homework: ['submission', 'comment'],
+  accept_homework: ['submission'],
+  cancel_acceptance: ['submission', 'comment'],
 };
 
 /** A sample value of the right JSON type for a parameter. */
@@ -71,9 +76,16 @@ function tool(name: string): ToolContract {
 }
 
 describe('tool catalog', () => {
-  it('has 29 student and 15 curator tools', () => {
+  it('has 29 student and 15 curator tools, then the 5 of homework review', () => {
     expect(studentTools).toHaveLength(29);
-    expect(curatorTools).toHaveLength(15);
+    expect(curatorTools).toHaveLength(20);
+    expect(curatorTools.slice(15).map((t) => t.name)).toEqual([
+      'homework_queue',
+      'homework_submission',
+      'return_homework',
+      'accept_homework',
+      'cancel_acceptance',
+    ]);
   });
 
   it('lists student tools alphabetically, as the overview table', () => {
@@ -240,6 +252,8 @@ describe('annotations', () => {
     'course_reports',
     'goal_runs',
     'list_courses',
+    'homework_queue',
+    'homework_submission',
   ];
 
   it('marks exactly the reading tools read-only', () => {

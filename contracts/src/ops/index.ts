@@ -1,4 +1,5 @@
 export * from './course-access.ts';
 export * from './courses.ts';
 export * from './enrollment.ts';
+export * from './homework.ts';
 export * from './lesson-context.ts';

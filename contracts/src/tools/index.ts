@@ -7,6 +7,13 @@ import { course_releases } from './curator/course-releases.ts';
 import { course_reports } from './curator/course-reports.ts';
 import { create_course } from './curator/create-course.ts';
 import { goal_runs } from './curator/goal-runs.ts';
+import {
+  accept_homework,
+  cancel_acceptance,
+  homework_queue,
+  homework_submission,
+  return_homework,
+} from './curator/homework-review.ts';
 import { list_courses } from './curator/list-courses.ts';
 import { publish_course } from './curator/publish-course.ts';
 import { reply_note } from './curator/reply-note.ts';
@@ -45,6 +52,7 @@ import { upload_homework_file } from './student/upload-homework-file.ts';
 import { whoami } from './student/whoami.ts';
 
 export { ReleaseLesson as ReleaseLessonView } from './curator/course-release.ts';
+export { ReviewItem, ReviewSubmission } from './curator/homework-review.ts';
 export * from './shapes.ts';
 export { StudentNote } from './student/my-notes.ts';
 export { PreviousHomework } from './student/start-lesson.ts';
@@ -52,9 +60,11 @@ export { SUBMIT_HOMEWORK_REFUSALS } from './student/submit-homework.ts';
 export { OrganizationView } from './student/whoami.ts';
 
 export {
+  accept_homework,
   add_note,
   announce_course,
   artifact,
+  cancel_acceptance,
   choose,
   complete_lesson,
   course_notes,
@@ -68,6 +78,8 @@ export {
   forget,
   get_my_progress,
   goal_runs,
+  homework_queue,
+  homework_submission,
   lesson_item,
   list_catalog,
   list_courses,
@@ -85,6 +97,7 @@ export {
   request_quiz,
   resolve_note,
   resolve_report,
+  return_homework,
   set_space,
   start_lesson,
   store_homework_file,
@@ -131,7 +144,7 @@ export const studentTools = [
   whoami,
 ] as const satisfies readonly ToolContract[];
 
-/** The 15 curator tools served at /authoring, in the overview order. */
+/** The curator tools served at /authoring: the 15 of the overview, then homework review. */
 export const curatorTools = [
   add_note,
   announce_course,
@@ -148,6 +161,11 @@ export const curatorTools = [
   resolve_report,
   unpublish_course,
   update_course,
+  homework_queue,
+  homework_submission,
+  return_homework,
+  accept_homework,
+  cancel_acceptance,
 ] as const satisfies readonly ToolContract[];
 
 /** Every tool contract, student first. */

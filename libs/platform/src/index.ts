@@ -6,6 +6,7 @@ export * from './dead-letters.ts';
 export * from './events.ts';
 export * from './health.ts';
 export * from './limiter.ts';
+export * from './homework-files.ts';
 export * from './log.ts';
 export * from './metrics.ts';
 export * from './outbox.ts';

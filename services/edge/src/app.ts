@@ -1,5 +1,5 @@
 import type { AuthInfo } from '@modelcontextprotocol/server';
-import { phraseFor } from '@studium/contracts';
+import { LIMITS, phraseFor, store_homework_file } from '@studium/contracts';
 import type { Bus, Logger } from '@studium/platform';
 import { ReplyCache, runChecks } from '@studium/platform';
 import Fastify, { type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -10,6 +10,7 @@ import { AuditLog, type EdgeDb } from './audit.ts';
 import { Authenticator } from './auth.ts';
 import { capabilitiesSupportUi } from './choose.ts';
 import type { EdgeConfig } from './config.ts';
+import { fileDownload, HomeworkFiles } from './homework-files.ts';
 import { createSurfaceHandler, SURFACES, type SurfacePath } from './mcp.ts';
 import { createEdgeMetrics } from './metrics.ts';
 import { RateLimiter } from './rate-limit.ts';
@@ -46,7 +47,8 @@ export async function buildApp(deps: EdgeDeps) {
   const uiKey = (caller: Caller) => `${config.SUBJECT_PREFIX}:ui:${caller.tokenKey}`;
   // Stateless 2025-era clients send their capabilities only at initialize: remember them per token.
   const uiFromInitialize = async (caller: Caller) => (await redis.get(uiKey(caller)).catch(() => null)) === '1';
-  const callDeps = { bus, limiter, audit, metrics, replies, log: deps.log };
+  const files = new HomeworkFiles(bus.nc, config.SUBJECT_PREFIX, config.FILE_URL_SECRET);
+  const callDeps = { bus, limiter, audit, metrics, replies, log: deps.log, files };
   const handlers = Object.fromEntries(
     (Object.keys(SURFACES) as SurfacePath[]).map((p) => [p, createSurfaceHandler(p, callDeps, uiFromInitialize)]),
   ) as Record<SurfacePath, ReturnType<typeof createSurfaceHandler>>;
@@ -86,15 +88,34 @@ export async function buildApp(deps: EdgeDeps) {
       raw.auth = { token: tokenKey, clientId: principal.user, scopes: [principal.scope], extra: { caller, onlyTool } };
       await handlers[path].node(raw, reply.raw, request.body);
     };
+    const limit = config.MCP_BODY_LIMIT_KB * 1024;
+    // The homework window's store_homework_file carries the files themselves (base64): its surface
+    // reads bodies up to the upload's size, and refuses any other call over the MCP limit once the
+    // body says which call it is (only an authenticated caller gets that far).
+    const uploads = SURFACES[path].tools.some((t) => t.name === store_homework_file.name);
     const options = {
       onRequest: surfaceAuth(path, { auth, audit, metrics }, path === '/authoring'),
-      bodyLimit: config.MCP_BODY_LIMIT_KB * 1024,
+      bodyLimit: uploads ? Math.max(limit, UPLOAD_BODY_LIMIT) : limit,
+      preHandler: uploads
+        ? async (request: FastifyRequest, reply: FastifyReply) => {
+            if (Number(request.headers['content-length'] ?? 0) <= limit) return;
+            const body = request.body as { method?: string; params?: { name?: unknown } } | undefined;
+            if (body?.method === 'tools/call' && body.params?.name === store_homework_file.name) return;
+            request.log.warn({ reqId: request.id, status: 413 }, 'request refused: body over the MCP limit');
+            return reply.code(413).send({
+              jsonrpc: '2.0',
+              id: null,
+              error: { code: -32600, message: `Запрос слишком большой: не больше ${config.MCP_BODY_LIMIT_KB} КБ` },
+            });
+          }
+        : undefined,
     };
     app.post(path, options, serve);
     app.get(path, options, serve);
     app.delete(path, options, serve);
   }
 
+  app.get('/files/:object', fileDownload(files));
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {
     const failed = await runChecks({
@@ -135,6 +156,9 @@ function originBase(origin: string): string {
     return origin.toLowerCase();
   }
 }
+
+/** The largest store_homework_file call: a batch of new files in base64 and the JSON around it. */
+const UPLOAD_BODY_LIMIT = Math.ceil((LIMITS.homeworkBatchBytes * 4) / 3) + 1024 * 1024;
 
 /**
  * Errors fastify raises itself (a body over the route's limit, malformed JSON) and any a handler

@@ -33,6 +33,8 @@ export const EdgeConfig = BaseConfig.extend({
    * (conditional requests: a current reply costs the service a stamp read, not a query); 0 keeps none.
    */
   REPLY_CACHE_MB: z.coerce.number().min(0).default(64),
+  /** HMAC key of homework file download URLs (the homework service signs them with the same key). */
+  FILE_URL_SECRET: z.string().min(16).default('studium-dev-file-url-secret'),
   /** Where the platform's web pages live (links in fallbacks). */
   PUBLIC_URL: z.string().default('http://127.0.0.1:8080'),
 });

@@ -10,6 +10,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { curatorTools, studentTools, type ToolContract } from '@studium/contracts';
 import { capabilitiesSupportUi, registerChoose, type UiSupport } from './choose.ts';
+import { registerStoreHomeworkFile, registerUploadWindow } from './homework-files.ts';
 import { headersOnlyRequest, rpcError, serveLegacyJson, writeInternalError, writeJson } from './legacy.ts';
 import { authorPrompt, registerPrompts, type StaticPrompt } from './prompts.ts';
 import { type CallDeps, type Caller, registerContractTool } from './tools.ts';
@@ -63,6 +64,9 @@ export function createSurfaceHandler(
     for (const tool of surface.tools) {
       if (only && tool.name !== only) continue;
       if (tool.service === 'edge' && tool.name === 'choose') registerChoose(server, uiSupported);
+      else if (tool.name === 'upload_homework_file') registerUploadWindow(server, deps, caller, uiSupported);
+      else if (tool.name === 'store_homework_file' && deps.files)
+        registerStoreHomeworkFile(server, deps, caller, deps.files);
       else registerContractTool(server, deps, tool, caller);
     }
     return server;

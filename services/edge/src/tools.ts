@@ -3,6 +3,7 @@ import { INVALID_ARGUMENTS, type Principal, type ToolContract } from '@studium/c
 import { type Bus, Failure, type Logger, type ReplyCache } from '@studium/platform';
 import type { z } from 'zod';
 import type { AuditLog } from './audit.ts';
+import type { HomeworkFiles } from './homework-files.ts';
 import type { Metrics } from './metrics.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import { dataResult, failureResult, rateLimitedResult, refusalResult } from './render.ts';
@@ -18,6 +19,8 @@ export interface CallDeps {
   replies?: ReplyCache;
   /** Where every caught error goes, with the request id. */
   log: Logger;
+  /** The object store of homework files (store_homework_file). */
+  files?: HomeworkFiles;
 }
 
 /** The caller of one HTTP exchange, handed to the MCP layer through authInfo.extra. */

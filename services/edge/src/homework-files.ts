@@ -1,0 +1,193 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { RESOURCE_MIME_TYPE, registerAppResource, registerAppTool } from '@modelcontextprotocol/ext-apps/server';
+import type { McpServer } from '@modelcontextprotocol/server';
+import {
+  STAGED_HEAD_BYTES,
+  type StagedFile,
+  store_homework_file,
+  type ToolContract,
+  upload_homework_file,
+} from '@studium/contracts';
+import { homeworkBucket, verifyFileTicket } from '@studium/platform';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { NatsConnection, ObjectStore } from 'nats';
+import type { UiSupport } from './choose.ts';
+import { failureResult } from './render.ts';
+import { toolSchemas } from './schemas.ts';
+import { type CallDeps, type Caller, callTool } from './tools.ts';
+
+const WINDOW_URI = 'ui://studium/upload-homework.html';
+const WINDOW_HTML = readFileSync(new URL('./ui/upload-homework.html', import.meta.url), 'utf8');
+
+/** The object store of homework files, opened once per edge. */
+export class HomeworkFiles {
+  private store: Promise<ObjectStore> | null = null;
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly prefix: string,
+    readonly secret: string,
+  ) {}
+
+  bucket(): Promise<ObjectStore> {
+    if (!this.store) {
+      this.store = this.nc.jetstream().views.os(homeworkBucket(this.prefix));
+      this.store.catch(() => {
+        this.store = null;
+      });
+    }
+    return this.store;
+  }
+
+  /**
+   * Puts the bytes of every well-formed `{name, content}` entry into the object store and returns
+   * what crosses the bus instead (see StagedFile); anything else crosses as `{invalid: true}` and
+   * a non-list as one, so the service answers invalid_files or file_missing itself.
+   */
+  async stage(files: unknown): Promise<StagedFile[]> {
+    if (!Array.isArray(files)) return files === undefined || files === null ? [] : [{ invalid: true }];
+    const out: StagedFile[] = [];
+    for (const f of files) {
+      const name = (f as { name?: unknown })?.name;
+      const content = (f as { content?: unknown })?.content;
+      if (
+        typeof name !== 'string' ||
+        !name.trim() ||
+        name.length > NAME_LIMIT ||
+        typeof content !== 'string' ||
+        !BASE64.test(content)
+      ) {
+        out.push({ invalid: true });
+        continue;
+      }
+      const bytes = Buffer.from(content, 'base64');
+      const object = randomUUID();
+      if (bytes.length > 0) {
+        await (await this.bucket()).putBlob({ name: object, description: name.slice(0, 200) }, bytes);
+      }
+      out.push({
+        name,
+        object,
+        size: bytes.length,
+        sha256: createHash('sha256').update(bytes).digest('hex'),
+        head: bytes.subarray(0, STAGED_HEAD_BYTES).toString('base64'),
+      });
+    }
+    return out;
+  }
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+/** Longest file name kept (a longer one is not a well-formed entry: invalid_files). */
+const NAME_LIMIT = 255;
+
+/**
+ * upload_homework_file: an MCP Apps window with a drop zone and «Сдать» for clients that render
+ * MCP Apps; the same service answer (lesson link) is the text for the others.
+ */
+export function registerUploadWindow(server: McpServer, deps: CallDeps, caller: Caller, uiSupported: UiSupport): void {
+  registerAppResource(
+    server,
+    'Сдача файлов домашнего задания',
+    WINDOW_URI,
+    { description: 'Окно сдачи файлов' },
+    async () => ({
+      contents: [{ uri: WINDOW_URI, mimeType: RESOURCE_MIME_TYPE, text: WINDOW_HTML }],
+    }),
+  );
+  registerAppTool(
+    server,
+    upload_homework_file.name,
+    {
+      title: upload_homework_file.title,
+      description: upload_homework_file.description,
+      inputSchema: toolSchemas(upload_homework_file as ToolContract).input,
+      outputSchema: toolSchemas(upload_homework_file as ToolContract).output,
+      annotations: { title: upload_homework_file.title, ...upload_homework_file.annotations },
+      _meta: { ui: { resourceUri: WINDOW_URI } },
+    },
+    (async (args: unknown) => {
+      const result = await callTool(deps, upload_homework_file as ToolContract, caller, args);
+      const sc = ('structuredContent' in result ? result.structuredContent : undefined) as
+        | { ok?: boolean; data?: Record<string, unknown> }
+        | undefined;
+      if (!sc?.ok || !sc.data) return result;
+      const shown = (await uiSupported(server)) ? 'window' : 'text';
+      const next =
+        shown === 'window'
+          ? 'Окно сдачи файлов показано ученику: он бросит файлы и нажмёт «Сдать», окно само напишет в разговор. Закончите реплику и ждите.'
+          : `Окна этот клиент не покажет: попросите ученика прикрепить файлы в блоке «Домашнее задание» на странице урока: ${String(sc.data.lesson_url)}`;
+      const data = { ...sc.data, shown, next };
+      return {
+        content: [{ type: 'text' as const, text: JSON.stringify(data) }],
+        structuredContent: { ok: true, data },
+      };
+    }) as never,
+  );
+}
+
+/** store_homework_file: called by the window only (visibility: app); the bytes go to the object store, not over the bus. */
+export function registerStoreHomeworkFile(
+  server: McpServer,
+  deps: CallDeps,
+  caller: Caller,
+  files: HomeworkFiles,
+): void {
+  const tool = store_homework_file as ToolContract;
+  registerAppTool(
+    server,
+    tool.name,
+    {
+      title: tool.title,
+      description: tool.description,
+      inputSchema: toolSchemas(tool).input,
+      outputSchema: toolSchemas(tool).output,
+      annotations: { title: tool.title, ...tool.annotations },
+      _meta: { ui: { resourceUri: WINDOW_URI, visibility: ['app'] } },
+    },
+    (async (raw: unknown) => {
+      // A read token or malformed arguments are refused before any byte is stored.
+      const args = (raw ?? {}) as Record<string, unknown>;
+      if (caller.principal.scope !== 'write' || !tool.input.safeParse(args).success) {
+        return callTool(deps, tool, caller, args);
+      }
+      let staged: StagedFile[];
+      try {
+        staged = await files.stage(args.files);
+      } catch {
+        // The object store is unreachable: a failure, like a service that does not answer.
+        return failureResult(503);
+      }
+      return callTool(deps, tool, caller, { ...args, files: staged });
+    }) as never,
+  );
+}
+
+/**
+ * GET /files/:object — a signed, expiring download URL issued by the homework service to a viewer
+ * it authorized (the owner, the course's curators); the bytes come from the object store.
+ */
+export function fileDownload(files: HomeworkFiles) {
+  return async (req: FastifyRequest, reply: FastifyReply) => {
+    const { object } = req.params as { object: string };
+    const ticket = verifyFileTicket(files.secret, object, req.query as Record<string, unknown>);
+    if (!ticket) return reply.code(403).send({ error: 'нет доступа к этим данным' });
+    const result = await (await files.bucket()).get(ticket.object);
+    if (!result) return reply.code(404).send({ error: 'запрошенного объекта не существует' });
+    // Files are at most 10 MB: read whole, so a broken read is a 503 and never a truncated file.
+    const chunks: Uint8Array[] = [];
+    const reader = result.data.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+    }
+    if (await result.error)
+      return reply.code(503).send({ error: 'учебный сервис сейчас недоступен, попробуйте позже' });
+    reply.header('content-type', ticket.type);
+    reply.header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(ticket.name)}`);
+    reply.header('cache-control', 'private, no-store');
+    return reply.send(Buffer.concat(chunks));
+  };
+}

@@ -1,0 +1,76 @@
+import { type App, type ServiceDeps, startRelay } from '@studium/platform';
+import { HomeworkConfig } from './config.ts';
+import { CourseGateway } from './courses.ts';
+import type { HomeworkDb } from './db.ts';
+import { FileStore } from './file-store.ts';
+import { artifactHandler } from './handlers/artifact.ts';
+import { fillDocumentHandler } from './handlers/fill-document.ts';
+import { emptyBlocksHandler, lessonContextHandler } from './handlers/lesson-context.ts';
+import { startLessonConsumer } from './handlers/lesson-events.ts';
+import { myHomeworkHandler } from './handlers/my-homework.ts';
+import { homeworkQueueHandler, homeworkSubmissionHandler, reviewActionHandlers } from './handlers/review.ts';
+import { storeHomeworkFileHandler } from './handlers/store-homework-file.ts';
+import { studentHomeworkHandler } from './handlers/student-homework.ts';
+import { submitHomeworkHandler } from './handlers/submit-homework.ts';
+import { updateArtifactHandler } from './handlers/update-artifact.ts';
+import { uploadHomeworkFileHandler } from './handlers/upload-homework-file.ts';
+import { startOrphanSweep } from './orphans.ts';
+import { DocumentRepository } from './repositories/document.repository.ts';
+import { SubmissionRepository } from './repositories/submission.repository.ts';
+
+/** Migrations of the homework schema. */
+export const MIGRATIONS = new URL('../migrations', import.meta.url).pathname;
+
+/** A started homework service; tests flush its outbox instead of waiting for the relay. */
+export interface HomeworkApp extends App {
+  flush(): Promise<void>;
+}
+
+/**
+ * Registers the homework handlers (student tools, curator review, the lessons service's context
+ * operations) and starts the outbox relay and the consumer of lesson events.
+ */
+export async function createApp({ bus, nc, database, log, config }: ServiceDeps<HomeworkDb>): Promise<HomeworkApp> {
+  const cfg = HomeworkConfig.parse(config ?? {});
+  const db = database.db;
+  const documents = new DocumentRepository(db);
+  const submissions = new SubmissionRepository(db);
+  const gateway = new CourseGateway(bus, submissions, cfg.RELEASE_TTL_MS);
+  const signer = { publicUrl: cfg.PUBLIC_URL, secret: cfg.FILE_URL_SECRET, ttlS: cfg.FILE_URL_TTL_S };
+  const files = new FileStore(nc, bus.prefix);
+  const relay = await startRelay({ nc, pool: database.pool, schema: database.schema, prefix: bus.prefix, log });
+  const consumer = await startLessonConsumer({ nc, prefix: bus.prefix, db, log, gateway });
+  const sweep = startOrphanSweep({
+    db,
+    files,
+    log,
+    intervalMs: cfg.ORPHAN_SWEEP_INTERVAL_MS,
+    minAgeMs: cfg.ORPHAN_MIN_AGE_MS,
+  });
+  const service = await bus.serve('homework', [
+    artifactHandler({ gateway, documents }),
+    fillDocumentHandler({ gateway, documents }),
+    updateArtifactHandler({ db, gateway }),
+    myHomeworkHandler({ bus, gateway, submissions, signer, publicUrl: cfg.PUBLIC_URL }),
+    submitHomeworkHandler({ db, gateway, signer }),
+    uploadHomeworkFileHandler({ gateway, submissions, publicUrl: cfg.PUBLIC_URL }),
+    storeHomeworkFileHandler({ db, gateway, signer, files }),
+    homeworkQueueHandler({ db, gateway, signer }),
+    homeworkSubmissionHandler({ db, gateway, signer }),
+    ...reviewActionHandlers({ db, gateway, signer }),
+    lessonContextHandler({ gateway, documents, submissions }),
+    emptyBlocksHandler({ gateway, documents, submissions }),
+    studentHomeworkHandler({ bus, submissions, signer }),
+  ]);
+  return {
+    flush: async () => {
+      await relay.flush();
+    },
+    async stop() {
+      await service.stop();
+      await sweep.stop();
+      await consumer.stop();
+      await relay.stop();
+    },
+  };
+}

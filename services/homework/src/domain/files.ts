@@ -1,0 +1,139 @@
+import { LIMITS, refuse } from '@studium/contracts';
+
+/** A file type the platform accepts: its name, MIME type, the extensions it may carry and its content check. */
+interface AcceptedType {
+  type: string;
+  mime: string;
+  extensions: string[];
+  matches(head: Uint8Array): boolean;
+}
+
+const startsWith = (head: Uint8Array, bytes: number[], at = 0) => bytes.every((b, i) => head[at + i] === b);
+const ZIP = [0x50, 0x4b, 0x03, 0x04];
+
+/** Plain text: valid UTF-8 without NUL or other control bytes (tab, CR, LF allowed). */
+function isText(head: Uint8Array): boolean {
+  for (const b of head) if (b === 0 || (b < 0x20 && b !== 9 && b !== 10 && b !== 13)) return false;
+  try {
+    // A multi-byte character cut at the end of the head is not an error.
+    new TextDecoder('utf-8', { fatal: true }).decode(head, { stream: true });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * What a homework answer may hold: documents, tables, slides, pictures and text. Checked by
+ * content (magic bytes), not only by the name: a renamed program is file_rejected.
+ */
+export const ACCEPTED_TYPES: AcceptedType[] = [
+  {
+    type: 'pdf',
+    mime: 'application/pdf',
+    extensions: ['pdf'],
+    matches: (h) => startsWith(h, [0x25, 0x50, 0x44, 0x46, 0x2d]),
+  },
+  {
+    type: 'png',
+    mime: 'image/png',
+    extensions: ['png'],
+    matches: (h) => startsWith(h, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+  },
+  { type: 'jpeg', mime: 'image/jpeg', extensions: ['jpg', 'jpeg'], matches: (h) => startsWith(h, [0xff, 0xd8, 0xff]) },
+  { type: 'gif', mime: 'image/gif', extensions: ['gif'], matches: (h) => startsWith(h, [0x47, 0x49, 0x46, 0x38]) },
+  {
+    type: 'webp',
+    mime: 'image/webp',
+    extensions: ['webp'],
+    matches: (h) => startsWith(h, [0x52, 0x49, 0x46, 0x46]) && startsWith(h, [0x57, 0x45, 0x42, 0x50], 8),
+  },
+  {
+    type: 'docx',
+    mime: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+    extensions: ['docx'],
+    matches: (h) => startsWith(h, ZIP),
+  },
+  {
+    type: 'xlsx',
+    mime: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    extensions: ['xlsx'],
+    matches: (h) => startsWith(h, ZIP),
+  },
+  {
+    type: 'pptx',
+    mime: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+    extensions: ['pptx'],
+    matches: (h) => startsWith(h, ZIP),
+  },
+  {
+    type: 'odt',
+    mime: 'application/vnd.oasis.opendocument.text',
+    extensions: ['odt'],
+    matches: (h) => startsWith(h, ZIP),
+  },
+  { type: 'txt', mime: 'text/plain', extensions: ['txt', 'md'], matches: isText },
+  { type: 'csv', mime: 'text/csv', extensions: ['csv'], matches: isText },
+];
+
+/** Extensions the platform accepts (the upload window's file picker shows the same list). */
+export const ACCEPTED_EXTENSIONS = ACCEPTED_TYPES.flatMap((t) => t.extensions);
+
+/** The extension of a file name, lower case; '' when there is none. */
+export function extensionOf(name: string): string {
+  const dot = name.lastIndexOf('.');
+  return dot > 0 ? name.slice(dot + 1).toLowerCase() : '';
+}
+
+/** The accepted type of a file by name and first bytes; null when the platform does not take it. */
+export function sniffType(name: string, head: Uint8Array): AcceptedType | null {
+  const ext = extensionOf(name);
+  return ACCEPTED_TYPES.find((t) => t.extensions.includes(ext) && t.matches(head)) ?? null;
+}
+
+/** A file offered for an answer: its name and size (bytes). */
+export interface OfferedFile {
+  name: string;
+  size: number;
+}
+
+/**
+ * The count and size limits of spec 000 (at most 10 files in the answer, 10 MB each, 30 MB of new
+ * files at once), checked before any byte is kept. `existing` — files the answer already has.
+ */
+export function checkLimits(offered: OfferedFile[], existing: number) {
+  if (offered.length === 0) return refuse('file_missing', 'Файлы не переданы: бросьте файлы в окно и нажмите «Сдать»');
+  const empty = offered.find((f) => f.size === 0);
+  if (empty) return refuse('file_missing', `Файл ${empty.name} пуст или не передан`, { name: empty.name });
+  if (existing + offered.length > LIMITS.homeworkFiles) {
+    return refuse('too_many_files', `В ответе не больше ${LIMITS.homeworkFiles} файлов`, {
+      limit: LIMITS.homeworkFiles,
+      existing,
+      offered: offered.length,
+    });
+  }
+  const big = offered.find((f) => f.size > LIMITS.homeworkFileBytes);
+  if (big) {
+    return refuse('file_too_large', `Файл ${big.name} больше 10 МБ`, {
+      name: big.name,
+      size: big.size,
+      limit: LIMITS.homeworkFileBytes,
+    });
+  }
+  const total = offered.reduce((n, f) => n + f.size, 0);
+  if (total > LIMITS.homeworkBatchBytes) {
+    return refuse('answer_too_large', 'За раз можно сдать не больше 30 МБ новых файлов: сдайте их частями', {
+      size: total,
+      limit: LIMITS.homeworkBatchBytes,
+    });
+  }
+  return null;
+}
+
+/** The type refusal: the platform does not take this file. */
+export function fileRejected(name: string) {
+  return refuse('file_rejected', `Файл ${name} платформа не принимает: подходят ${ACCEPTED_EXTENSIONS.join(', ')}`, {
+    name,
+    accepted: ACCEPTED_EXTENSIONS,
+  });
+}

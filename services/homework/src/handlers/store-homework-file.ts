@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import { refuse, StagedFile, type StoredStagedFile, store_homework_file } from '@studium/contracts';
+import { endpoint } from '@studium/platform';
+import type { Kysely } from 'kysely';
+import { z } from 'zod';
+import { type CourseGateway, caller } from '../courses.ts';
+import type { HomeworkDb } from '../db.ts';
+import { checkLimits, fileRejected, sniffType } from '../domain/files.ts';
+import type { FileStore } from '../file-store.ts';
+import { noHomework } from '../refusals.ts';
+import { saveVersion } from '../submit.ts';
+import type { UrlSigner } from '../views.ts';
+
+const StagedFiles = z.array(StagedFile);
+type Kept = StoredStagedFile;
+
+const invalidFiles = () =>
+  refuse('invalid_files', 'Список файлов пришёл не в той форме: нужен список {name, content} с содержимым base64');
+
+/**
+ * store_homework_file: the files of the upload window become one new version of the answer; the
+ * text stays. The edge has put the bytes in the object store; here they are checked (count, sizes,
+ * type by content) and kept, or removed when the save is refused.
+ */
+export function storeHomeworkFileHandler(deps: {
+  db: Kysely<HomeworkDb>;
+  gateway: CourseGateway;
+  signer: UrlSigner;
+  files: FileStore;
+}) {
+  return endpoint(store_homework_file, async (args, ctx) => {
+    const who = caller(ctx);
+    const parsed = StagedFiles.safeParse(args.files);
+    const staged = parsed.success ? parsed.data.filter((f): f is Kept => 'object' in f) : [];
+    const reply = await (async () => {
+      if (!parsed.success || parsed.data.some((f) => 'invalid' in f)) return invalidFiles();
+      const at = await deps.gateway.lesson(who.user, args.lesson, args.space);
+      if ('ok' in at) return at;
+      const hw = at.lesson.homework;
+      if (!hw) return noHomework(args.lesson);
+      if (hw.answer_mode === 'text') {
+        return refuse('answer_mode', 'Это задание сдаётся только текстом: передайте ответ через submit_homework', {
+          answer_mode: hw.answer_mode,
+        });
+      }
+      // Filled by the check, which runs on the locked row before the version is written.
+      const files: Array<{ id: string; object: string; name: string; type: string; size: number; sha256: string }> = [];
+      return saveVersion(deps.db, deps.signer, at, who.user, {
+        files,
+        check: async (_row, existing) => {
+          const limits = checkLimits(
+            staged.map((f) => ({ name: f.name, size: f.size })),
+            existing,
+          );
+          if (limits) return limits;
+          for (const f of staged) {
+            const type = sniffType(f.name, Buffer.from(f.head, 'base64'));
+            if (!type) return fileRejected(f.name);
+            const stored = await deps.files.info(f.object);
+            if (!stored || stored.size !== f.size) {
+              return refuse('file_missing', `Файл ${f.name} не дошёл до хранилища: сдайте его ещё раз`, {
+                name: f.name,
+              });
+            }
+            files.push({
+              id: randomUUID(),
+              object: f.object,
+              name: f.name.trim(),
+              type: type.mime,
+              size: f.size,
+              sha256: stored.sha256,
+            });
+          }
+          return null;
+        },
+      });
+    })();
+    if (!reply.ok) await deps.files.discard(staged.map((f) => f.object));
+    return reply;
+  });
+}

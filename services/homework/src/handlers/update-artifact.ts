@@ -1,0 +1,78 @@
+import { events, ok, refuse, update_artifact } from '@studium/contracts';
+import { addEvent, endpoint } from '@studium/platform';
+import type { Kysely } from 'kysely';
+import { type CourseGateway, caller } from '../courses.ts';
+import type { HomeworkDb } from '../db.ts';
+import { documentFill, emptyCells, findSection, isFilled, sectionState } from '../domain/document.ts';
+import { applyWrite } from '../domain/document-write.ts';
+import { artifactNotFound } from '../refusals.ts';
+import { DocumentRepository } from '../repositories/document.repository.ts';
+import { transact } from '../store.ts';
+
+/** update_artifact: writes rows or fields of a document section; every check comes before the write. */
+export function updateArtifactHandler(deps: { db: Kysely<HomeworkDb>; gateway: CourseGateway }) {
+  return endpoint(update_artifact, async (args, ctx) => {
+    const who = caller(ctx);
+    const access = await deps.gateway.access(who.user, args.course, args.space);
+    if ('ok' in access) return access;
+    const release = await deps.gateway.release(args.course);
+    const document = 'ok' in release ? null : release.content.document;
+    if ('ok' in release && release.error.code !== 'course_not_released') return release;
+    if (!document || document.key !== args.artifact) {
+      return artifactNotFound(args.artifact, document ? [document.key] : []);
+    }
+    const section = findSection(document.sections, args.key);
+    if (!section) {
+      return refuse('artifact_block_not_found', `В документе ${document.key} нет раздела ${args.key}`, {
+        key: args.key,
+        blocks: document.sections.map((s) => s.key),
+      });
+    }
+    const key = { user: who.user, course: args.course, space: access.space, artifact: document.key };
+    return transact(deps.db, async (trx) => {
+      const documents = new DocumentRepository(trx);
+      const state = await documents.lock(key);
+      const written = applyWrite(section, sectionState(state, section.key), args);
+      if (!written.ok) return written;
+      const next = { sections: { ...state.sections, [section.key]: written.state } };
+      const bytes = Buffer.byteLength(JSON.stringify(next));
+      if (bytes > DOCUMENT_BYTES_LIMIT) {
+        return refuse(
+          'artifact_too_many_rows',
+          'Документ стал слишком большим: удалите лишние строки или сократите записи',
+          {
+            section: section.key,
+            limit_bytes: DOCUMENT_BYTES_LIMIT,
+            bytes,
+          },
+        );
+      }
+      await documents.save(key, next);
+      const fill = documentFill(document.sections, next);
+      await addEvent(trx, events['homework.document_updated'].subject, {
+        user: who.user,
+        course: args.course,
+        space: access.space,
+        organization: access.organization,
+        artifact: document.key,
+        ...fill,
+        at: new Date().toISOString(),
+      });
+      return ok({
+        space: access.space,
+        artifact: document.key,
+        key: section.key,
+        ...fill,
+        filled: isFilled(section, written.state),
+        created: written.created,
+        empty_cells: emptyCells(section, written.state),
+      });
+    });
+  });
+}
+
+/**
+ * The largest stored document, bytes: artifact returns a document whole in one NATS message (1 MB),
+ * so a write that would pass this is refused like a section over its row limit.
+ */
+export const DOCUMENT_BYTES_LIMIT = 512 * 1024;

@@ -1,0 +1,147 @@
+import { createHash } from 'node:crypto';
+import { homeworkLessonContext } from '@studium/contracts';
+import { createTestEnv, eventually, type TestEnv } from '@studium/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LESSON_PASSED, lessonPassed, publishEvent } from '../services/homework/test/support/events.ts';
+import { startHomeworkStack } from '../services/homework/test/support/stack.ts';
+import { type AgentClient, connectAgent, data, text } from './support/clients.ts';
+import { startEdge } from './support/stack.ts';
+
+// A homework's whole life as agents drive it through the edge: the lesson closes (lessons'
+// event), the student hands in text and then files from the window, the curator returns it with a
+// comment, the student's next lesson learns of it, the student resubmits, the curator accepts, and
+// the answer is closed — every version stays readable. start_lesson itself belongs to the lessons
+// service: here its request to homework (homework.lesson_context) stands where it will call.
+let env: TestEnv;
+let stack: Awaited<ReturnType<typeof startHomeworkStack>>;
+let edge: Awaited<ReturnType<typeof startEdge>>;
+let student: AgentClient;
+let curator: AgentClient;
+
+beforeAll(async () => {
+  env = await createTestEnv('homework-e2e');
+  stack = await startHomeworkStack(env);
+  edge = await startEdge(env);
+  const a = stack.enrollment.admin;
+  student = await connectAgent('v1', `${edge.url}/mcp`, (await a.issueToken('anna@hw')).token);
+  curator = await connectAgent('v2', `${edge.url}/authoring`, (await a.issueToken('curator@hw')).token);
+}, 30_000);
+
+afterAll(async () => {
+  await student?.close();
+  await curator?.close();
+  await edge?.close();
+  await stack?.close();
+  await env?.cleanup();
+});
+
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+const protocol = Buffer.from('%PDF-1.7\nПротокол встречи со спонсором\n');
+
+describe('homework through the edge', () => {
+  let lesson: string;
+  let submission: string;
+
+  it('the lesson closes and the homework is assigned in the session space', async () => {
+    lesson = stack.lesson('l-both');
+    await publishEvent(env, LESSON_PASSED, lessonPassed(stack, 'anna@hw', 'l-both', 'acme'));
+    await eventually(async () => {
+      const list = data(await student.callTool('my_homework', { course: stack.course, space: 'acme' }));
+      expect(list.items).toEqual([expect.objectContaining({ lesson, status: 'Assigned' })]);
+    });
+  });
+
+  it('the student submits text, then files from the window', async () => {
+    const first = data(await student.callTool('submit_homework', { lesson, answer: 'Встречу провёл', space: 'acme' }));
+    expect(first).toMatchObject({ space: 'acme', submission: { status: 'Submitted', version: 1 } });
+    const files = data(
+      await student.callTool('store_homework_file', {
+        lesson,
+        space: 'acme',
+        files: [{ name: 'protocol.pdf', content: protocol.toString('base64') }],
+      }),
+    ) as { submission: { version: number; answer: string; files: Array<{ name: string }> } };
+    expect(files.submission).toMatchObject({ version: 2, answer: 'Встречу провёл' });
+    expect(files.submission.files.map((f) => f.name)).toEqual(['protocol.pdf']);
+  });
+
+  it('the curator finds it in the queue and returns it with a comment', async () => {
+    const queue = data(await curator.callTool('homework_queue', {})) as {
+      items: Array<{ submission: string; lesson: string }>;
+    };
+    const item = queue.items.find((i) => i.lesson === lesson);
+    expect(item).toBeDefined();
+    submission = String(item?.submission);
+    const returned = data(
+      await curator.callTool('return_homework', { submission, comment: 'Добавьте, о чём договорились' }),
+    );
+    expect(returned).toMatchObject({ status: 'Returned', last_comment: 'Добавьте, о чём договорились' });
+  });
+
+  it("the student's next lesson shows the returned homework", async () => {
+    const reply = await env.bus.request(homeworkLessonContext, null, {
+      user: 'anna@hw',
+      course: stack.course,
+      release: stack.release,
+      lesson: 'l-files',
+      previous_lesson: 'l-both',
+      space: 'acme',
+    });
+    expect(reply).toMatchObject({
+      ok: true,
+      data: {
+        previous_homework: { lesson, status: 'Returned', version: 2, last_comment: 'Добавьте, о чём договорились' },
+      },
+    });
+    const mine = data(await student.callTool('my_homework', { lesson, space: 'acme' }));
+    expect(mine.items).toEqual([
+      expect.objectContaining({ status: 'Returned', last_comment: 'Добавьте, о чём договорились' }),
+    ]);
+  });
+
+  it('the student resubmits, the curator accepts, and a further submit is accepted_locked', async () => {
+    const again = data(
+      await student.callTool('submit_homework', {
+        lesson,
+        answer: 'Встречу провёл, договорились о бюджете до пятницы',
+        space: 'acme',
+      }),
+    ) as { submission: { version: number; files: unknown[] } };
+    expect(again.submission.version).toBe(3);
+    expect(again.submission.files).toHaveLength(1);
+    const accepted = data(await curator.callTool('accept_homework', { submission }));
+    expect(accepted.status).toBe('Accepted');
+    const locked = await student.callTool('submit_homework', { lesson, answer: 'ещё правка', space: 'acme' });
+    expect(locked.isError).toBe(true);
+    expect(text(locked)).toContain('[accepted_locked]');
+    const lockedFiles = await student.callTool('store_homework_file', {
+      lesson,
+      space: 'acme',
+      files: [{ name: 'late.pdf', content: protocol.toString('base64') }],
+    });
+    expect((lockedFiles.structuredContent as { error: { code: string } }).error.code).toBe('accepted_locked');
+  });
+
+  it('every version is still readable, files included', async () => {
+    const full = data(await curator.callTool('homework_submission', { submission })) as {
+      versions: Array<{ version: number; answer: string; files: Array<{ url: string; sha256: string }> }>;
+      events: Array<{ event: string; comment: string | null }>;
+    };
+    expect(full.versions.map((v) => [v.version, v.answer, v.files.length])).toEqual([
+      [1, 'Встречу провёл', 0],
+      [2, 'Встречу провёл', 1],
+      [3, 'Встречу провёл, договорились о бюджете до пятницы', 1],
+    ]);
+    expect(full.events.map((e) => e.event)).toEqual([
+      'assigned',
+      'submitted',
+      'submitted',
+      'returned',
+      'submitted',
+      'accepted',
+    ]);
+    const url = new URL(String(full.versions[1]?.files[0]?.url));
+    const res = await fetch(`${edge.url}${url.pathname}${url.search}`);
+    expect(sha(Buffer.from(await res.arrayBuffer()))).toBe(sha(protocol));
+  });
+});
