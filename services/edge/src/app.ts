@@ -157,8 +157,12 @@ function originBase(origin: string): string {
   }
 }
 
-/** The largest store_homework_file call: a batch of new files in base64 and the JSON around it. */
-const UPLOAD_BODY_LIMIT = Math.ceil((LIMITS.homeworkBatchBytes * 4) / 3) + 1024 * 1024;
+/**
+ * The largest store_homework_file call the edge reads: a batch of new files up to one file over the
+ * batch limit, in base64, and the JSON around it — so a batch somewhat too large still reaches the
+ * service and gets the spec's answer_too_large; a far larger body is HTTP 413.
+ */
+const UPLOAD_BODY_LIMIT = Math.ceil(((LIMITS.homeworkBatchBytes + LIMITS.homeworkFileBytes) * 4) / 3) + 1024 * 1024;
 
 /**
  * Errors fastify raises itself (a body over the route's limit, malformed JSON) and any a handler
