@@ -1,2 +1,3 @@
+export * from './ai-chat.ts';
 export * from './courses.ts';
 export * from './enrollment.ts';

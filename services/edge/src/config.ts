@@ -25,6 +25,10 @@ export const EdgeConfig = BaseConfig.extend({
    * (conditional requests: a current reply costs the service a stamp read, not a query); 0 keeps none.
    */
   REPLY_CACHE_MB: z.coerce.number().min(0).default(64),
+  /** How often the edge tells ai-chat that a chat client is still reading its answer. */
+  AI_CHAT_ALIVE_MS: z.coerce.number().int().positive().default(1_000),
+  /** Silence of ai-chat during an answer after which the client gets an `error` event. */
+  AI_CHAT_STALL_MS: z.coerce.number().int().positive().default(4_000),
   /** Where the platform's web pages live (links in fallbacks). */
   PUBLIC_URL: z.string().default('http://127.0.0.1:8080'),
 });
