@@ -96,4 +96,25 @@ export async function ensureServices(): Promise<void> {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await ensureServices();
+/**
+ * Installs Debian's Chromium when it is missing: the chat page's browser test drives it headless
+ * (playwright-core downloads no browser). Without apt-get or root, says what to install instead.
+ */
+export function ensureChromium(): void {
+  if (existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium')) return;
+  console.log('Chromium is missing (the chat page test needs it); installing it with apt-get');
+  try {
+    execSync('apt-get install -y chromium || (apt-get update && apt-get install -y chromium)', {
+      stdio: 'inherit',
+      shell: '/bin/bash',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
+  } catch {
+    console.error('could not install Chromium: run "apt-get install -y chromium" as root, or set CHROMIUM_PATH');
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await ensureServices();
+  ensureChromium();
+}
