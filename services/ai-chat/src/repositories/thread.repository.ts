@@ -32,27 +32,22 @@ export class ThreadRepository {
     content: string,
     messageId: string,
   ): Promise<{ threadId: string; messageId: string } | undefined> {
-    return this.db.transaction().execute(async (trx) => {
-      let id = threadId;
-      if (id === null) {
-        id = randomUUID();
-        await trx.insertInto('threads').values({ id, owner, title }).execute();
-      } else {
-        const found = await trx
-          .selectFrom('threads')
-          .select('id')
-          .where('id', '=', id)
-          .where('owner', '=', owner)
-          .forShare()
-          .executeTakeFirst();
-        if (!found) return undefined;
-      }
-      await trx
-        .insertInto('messages')
-        .values({ id: messageId, thread_id: id, role: 'user', content, model: null, tokens_in: null, tokens_out: null })
-        .execute();
+    // One statement each way (no explicit transaction): the question is on the path to the first token.
+    if (threadId === null) {
+      const id = randomUUID();
+      await sql`
+        with t as (insert into threads (id, owner, title) values (${id}, ${owner}, ${title}) returning id)
+        insert into messages (id, thread_id, role, content) select ${messageId}, t.id, 'user', ${content} from t`.execute(
+        this.db,
+      );
       return { threadId: id, messageId };
-    });
+    }
+    const res = await sql`
+      insert into messages (id, thread_id, role, content)
+      select ${messageId}, t.id, 'user', ${content} from threads t where t.id = ${threadId} and t.owner = ${owner}`.execute(
+      this.db,
+    );
+    return Number(res.numAffectedRows ?? 0) > 0 ? { threadId, messageId } : undefined;
   }
 
   /**
