@@ -119,3 +119,30 @@ export type ChatFrame = z.infer<typeof ChatFrame>;
 /** What the caller sends to an answer's control subject. */
 export const ChatControl = z.object({ type: z.enum(['alive', 'cancel']) });
 export type ChatControl = z.infer<typeof ChatControl>;
+
+/**
+ * Decodes a {@link ChatFrame} without a schema pass (the edge reads one per piece of every answer);
+ * null when the bytes are not a frame.
+ */
+export function decodeChatFrame(data: Uint8Array): ChatFrame | null {
+  let f: Record<string, unknown>;
+  try {
+    f = JSON.parse(frameDecoder.decode(data));
+  } catch {
+    return null;
+  }
+  if (typeof f !== 'object' || f === null || typeof f.seq !== 'number') return null;
+  switch (f.type) {
+    case 'content':
+      return typeof f.content === 'string' ? (f as ChatFrame) : null;
+    case 'heartbeat':
+      return f as ChatFrame;
+    case 'done':
+      return typeof f.ai_message_id === 'string' ? (f as ChatFrame) : null;
+    case 'error':
+      return typeof f.content === 'string' ? (f as ChatFrame) : null;
+    default:
+      return null;
+  }
+}
+const frameDecoder = new TextDecoder();

@@ -27,6 +27,8 @@ export interface AnswerRunnerDeps {
   log: Logger;
   heartbeatMs: number;
   callerTimeoutMs: number;
+  /** Pieces of an answer that arrive within this many ms of the last frame share one frame. */
+  coalesceMs: number;
 }
 
 type Frame = ChatFrame extends infer F ? (F extends ChatFrame ? Omit<F, 'seq'> : never) : never;
@@ -56,7 +58,11 @@ export class AnswerRunner {
     const abort = new AbortController();
     let lastAlive = Date.now();
     let seq = 0;
-    const send = (frame: Frame) => nc.publish(job.inbox, enc.encode(JSON.stringify({ ...frame, seq: ++seq })));
+    let lastSent = Date.now();
+    const send = (frame: Frame) => {
+      lastSent = Date.now();
+      nc.publish(job.inbox, enc.encode(JSON.stringify({ ...frame, seq: ++seq })));
+    };
     const sub: Subscription = nc.subscribe(control, {
       callback: (_err, msg) => {
         let parsed: ReturnType<typeof ChatControl.safeParse>;
@@ -72,7 +78,7 @@ export class AnswerRunner {
     });
     const beat = setInterval(() => {
       if (Date.now() - lastAlive > callerTimeoutMs) abort.abort('caller_gone');
-      else send({ type: 'heartbeat' });
+      else if (Date.now() - lastSent >= heartbeatMs / 2) send({ type: 'heartbeat' });
     }, heartbeatMs);
     this.deps.metrics.inProgress.inc();
     const done = this.write(job, abort.signal, send)
@@ -107,6 +113,18 @@ export class AnswerRunner {
     const started = performance.now();
     let text = '';
     let usage: { input: number; output: number } | undefined;
+    // The first piece goes at once; later ones are gathered for up to coalesceMs, so a fast model
+    // costs the bus and the edge at most 1000 / coalesceMs frames a second per answer.
+    let pending = '';
+    let timer: NodeJS.Timeout | null = null;
+    let lastFlush = 0;
+    const flush = () => {
+      if (timer) clearTimeout(timer);
+      timer = null;
+      if (pending) send({ type: 'content', content: pending });
+      pending = '';
+      lastFlush = performance.now();
+    };
     try {
       for await (const delta of model.streamChat(messages, signal)) {
         if (delta.usage) usage = delta.usage;
@@ -115,13 +133,20 @@ export class AnswerRunner {
           const ttft = performance.now() - started;
           metrics.providerFirstToken.labels(modelName).observe(ttft / 1000);
           send({ type: 'content', content: delta.content, provider_ttft_ms: Math.round(ttft * 10) / 10 });
+          lastFlush = performance.now();
         } else {
-          send({ type: 'content', content: delta.content });
+          pending += delta.content;
+          const wait = lastFlush + this.deps.coalesceMs - performance.now();
+          if (wait <= 0) flush();
+          else timer ??= setTimeout(flush, wait);
         }
         text += delta.content;
       }
+      flush();
     } catch (err) {
+      if (timer) clearTimeout(timer);
       if (signal.aborted) return this.aborted(signal, modelName, fail);
+      flush();
       const failure = err instanceof ModelError && err.kind !== 'cancelled' ? err.kind : 'broken';
       this.deps.log.warn({ err, model: modelName }, 'model call failed');
       return fail(failure);

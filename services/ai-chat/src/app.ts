@@ -70,6 +70,7 @@ export async function createApp({
     log,
     heartbeatMs: cfg.AI_CHAT_HEARTBEAT_MS,
     callerTimeoutMs: cfg.AI_CHAT_CALLER_TIMEOUT_MS,
+    coalesceMs: cfg.AI_CHAT_COALESCE_MS,
   });
   const service = await bus.serve('ai-chat', [
     startAnswerHandler(threads, active, runner, cfg.AI_CHAT_ACTIVE_PER_USER),

@@ -25,6 +25,8 @@ export const AiChatConfig = BaseConfig.extend({
   AI_CHAT_ACTIVE_PER_USER: z.coerce.number().int().min(1).default(3),
   /** How often an answer in progress tells the edge it is alive. */
   AI_CHAT_HEARTBEAT_MS: ms(1_000),
+  /** Pieces of an answer arriving within this many ms share one frame to the edge (the first goes at once); 0 sends each. */
+  AI_CHAT_COALESCE_MS: z.coerce.number().int().min(0).default(50),
   /** An answer whose caller (the edge) sent no `alive` for this long is aborted and not saved. */
   AI_CHAT_CALLER_TIMEOUT_MS: ms(5_000),
 });

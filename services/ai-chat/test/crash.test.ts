@@ -109,5 +109,9 @@ describe('ai-chat going away mid-answer', () => {
     // The model call was aborted with it.
     await eventually(async () => expect(llm.requests.at(-1)?.aborted).toBe(true), 5_000);
     child = null;
+    // With ai-chat gone, a new message is refused before any stream: 503, at once.
+    const down = await sendMessage(edge.url, token, { message: 'Есть кто?', thread_id: null });
+    expect(down.status).toBe(503);
+    expect(down.body?.detail).toMatch(/недоступен/);
   }, 60_000);
 });

@@ -1,4 +1,4 @@
-import { type ChatControl, ChatFrame, chatStartAnswer, type Principal } from '@studium/contracts';
+import { type ChatControl, chatStartAnswer, decodeChatFrame, type Principal } from '@studium/contracts';
 import type { Bus, Logger } from '@studium/platform';
 import type { FastifyReply } from 'fastify';
 import { createInbox, type Subscription } from 'nats';
@@ -28,7 +28,6 @@ const LOST =
   'Часть ответа потерялась по дороге, ответ прерван. Ваше сообщение сохранено в треде — отправьте вопрос ещё раз.';
 
 const enc = new TextEncoder();
-const dec = new TextDecoder();
 
 /**
  * POST /v1/ai-chat/stream: asks ai-chat to start an answer and relays its frames as Server-Sent
@@ -105,17 +104,15 @@ export async function relayAnswer(
   );
   const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), timing.keepAliveMs);
   res.on('close', () => finish('client_gone'));
+  res.on('error', () => finish('client_gone'));
+  // The client may have left while ai-chat was accepting: then 'close' has already fired.
+  if (res.destroyed || !res.socket || res.socket.destroyed) finish('client_gone');
 
   onFrame = (data) => {
     if (finished) return;
     lastHeard = Date.now();
-    let frame: ChatFrame;
-    try {
-      frame = ChatFrame.parse(JSON.parse(dec.decode(data)));
-    } catch {
-      return finish('lost', [{ type: 'error', content: LOST }]);
-    }
-    if (frame.seq !== expected) return finish('lost', [{ type: 'error', content: LOST }]);
+    const frame = decodeChatFrame(data);
+    if (!frame || frame.seq !== expected) return finish('lost', [{ type: 'error', content: LOST }]);
     expected++;
     switch (frame.type) {
       case 'heartbeat':
