@@ -16,7 +16,7 @@ import type { EnrollmentDb } from '../services/enrollment/src/db.ts';
 import { spawnTs } from './harness.ts';
 
 const STREAMS = Number(process.env.BENCH_CHAT_STREAMS ?? 200);
-const ROUNDS = Number(process.env.BENCH_CHAT_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_CHAT_ROUNDS ?? 2);
 const TOKENS = Number(process.env.BENCH_CHAT_TOKENS ?? 100);
 
 await ensureServices();
@@ -25,6 +25,7 @@ const prefix = `benchchat${id}`;
 const databaseUrl = `postgres://postgres@127.0.0.1:5432/studium_bench_chat_${id}`;
 await ensureDatabase(databaseUrl);
 const children: ChildProcess[] = [];
+let stopping = false;
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
@@ -32,6 +33,11 @@ function percentile(sorted: number[], p: number): number {
 const stats = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return { p50: percentile(s, 50), p99: percentile(s, 99), n: s.length };
+};
+/** CPU seconds a process has used (user + system). */
+const cpuSeconds = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 };
 const rssMb = (pid: number) => {
   const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -112,7 +118,7 @@ try {
   const env = {
     DATABASE_URL: databaseUrl,
     SUBJECT_PREFIX: prefix,
-    LOG_LEVEL: 'info',
+    LOG_LEVEL: 'info', // the ready lines; raised to warnings below
     PORT: '0',
     RATE_LIMIT_PER_MINUTE: '100000000',
     AI_BASE_URL: llmUrl,
@@ -124,6 +130,20 @@ try {
   children.push(chat.child);
   const edge = await spawnTs('services/edge/src/main.ts', env, /Server listening at http:\/\/127\.0\.0\.1:(\d+)/);
   children.push(edge.child);
+  for (const [name, c] of [
+    ['ai-chat', chat.child],
+    ['edge', edge.child],
+  ] as const) {
+    // Past the ready line the services log only warnings and errors: show them, and stop if one dies.
+    c.stdout?.on('data', (d: Buffer) => process.stderr.write(`[${name}] ${d}`));
+    c.stderr?.on('data', (d: Buffer) => process.stderr.write(`[${name}] ${d}`));
+    c.once('exit', (code, signal) => {
+      if (!stopping) {
+        console.error(`${name} exited (${code ?? signal}) during the benchmark`);
+        process.exit(1);
+      }
+    });
+  }
   const base = `http://127.0.0.1:${edge.match[1]}`;
   const client = new OpenAI({ baseURL: llmUrl, apiKey: 'none', maxRetries: 0 });
 
@@ -145,6 +165,8 @@ try {
     peak.edge = Math.max(peak.edge, rssMb(edge.child.pid!));
     peak.chat = Math.max(peak.chat, rssMb(chat.child.pid!));
   }, 100);
+  const cpuBefore = { edge: cpuSeconds(edge.child.pid!), chat: cpuSeconds(chat.child.pid!) };
+  let platformSeconds = 0;
   const platform: number[] = [];
   const straight: number[] = [];
   let failed = 0;
@@ -154,10 +176,12 @@ try {
       if (res.ok) straight.push(res.ttft);
       else failed++;
     }
+    const t = performance.now();
     for (const res of await Promise.all(tokens.map((t) => viaPlatform(base, t)))) {
       if (res.ok) platform.push(res.ttft);
       else failed++;
     }
+    platformSeconds += (performance.now() - t) / 1000;
   }
   clearInterval(sampler);
   const seconds = (performance.now() - started) / 1000;
@@ -177,11 +201,19 @@ try {
   const b = stats(alone.direct);
   console.log(`| one stream at a time: direct | ${b.p50.toFixed(1)} | ${b.p99.toFixed(1)} | ${b.n} |`);
   console.log(`| one stream at a time: through the platform | ${a.p50.toFixed(1)} | ${a.p99.toFixed(1)} | ${a.n} |`);
-  console.log('\n| process | RSS idle MB | RSS peak MB |\n|---|---:|---:|');
-  console.log(`| edge | ${idle.edge.toFixed(0)} | ${peak.edge.toFixed(0)} |`);
-  console.log(`| ai-chat | ${idle.chat.toFixed(0)} | ${peak.chat.toFixed(0)} |`);
+  // CPU per answer: what each process spent over all rounds (the direct phases cost them nothing).
+  const answers = ROUNDS * STREAMS;
+  const cpu = {
+    edge: ((cpuSeconds(edge.child.pid!) - cpuBefore.edge) / answers) * 1000,
+    chat: ((cpuSeconds(chat.child.pid!) - cpuBefore.chat) / answers) * 1000,
+  };
+  console.log(`\n| process | RSS idle MB | RSS peak MB | CPU ms per answer (${TOKENS} tokens) |\n|---|---:|---:|---:|`);
+  console.log(`| edge | ${idle.edge.toFixed(0)} | ${peak.edge.toFixed(0)} | ${cpu.edge.toFixed(1)} |`);
+  console.log(`| ai-chat | ${idle.chat.toFixed(0)} | ${peak.chat.toFixed(0)} | ${cpu.chat.toFixed(1)} |`);
+  console.log(`(the platform rounds took ${platformSeconds.toFixed(1)} s for ${answers} answers)`);
   if (failed) process.exitCode = 1;
 } finally {
+  stopping = true;
   for (const c of children) c.kill('SIGTERM');
   await Promise.race([
     Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r))))),
