@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chatApi, sendMessage, shape } from '../../../test/support/ai-chat.ts';
+import { launchChromium } from '../../../test/support/browser.ts';
 import { startChatStack } from './support.ts';
 
 let stack: Awaited<ReturnType<typeof startChatStack>>;
@@ -27,5 +28,23 @@ describe('without a model', () => {
     const res = await chatApi(stack.url, stack.tokens.teacher, 'GET', '/v1/ai-chat/status');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ connected: false, model: null, how: expect.stringContaining('AI_MODEL') });
+  });
+
+  it('the page says so in a banner, and in the answer', async () => {
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${stack.url}/chat`);
+      await page.fill('#token', stack.tokens.teacher);
+      await page.click('#token-save');
+      await page.waitForSelector('.banner.no-model');
+      expect(await page.textContent('.banner.no-model')).toMatch(/не подключена.*AI_MODEL/s);
+      await page.fill('#composer', 'Есть кто-нибудь?');
+      await page.click('#send');
+      await page.waitForSelector('.msg.assistant.failed .note');
+      expect(await page.textContent('.msg.assistant.failed .note')).toMatch(/модель не подключена/i);
+    } finally {
+      await browser.close();
+    }
   });
 });
