@@ -26,6 +26,7 @@ const databaseUrl = `postgres://postgres@127.0.0.1:5432/studium_bench_chat_${id}
 await ensureDatabase(databaseUrl);
 const children: ChildProcess[] = [];
 let stopping = false;
+let sampler: NodeJS.Timeout | undefined;
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
@@ -54,7 +55,10 @@ async function viaPlatform(base: string, token: string, firstOnly = false): Prom
     body: JSON.stringify({ message: 'Как объяснить дроби пятиклассникам?', thread_id: null }),
     signal: abort.signal,
   });
-  if (!res.ok) throw new Error(`HTTP ${res.status}: ${await res.text()}`);
+  if (!res.ok) {
+    await res.text();
+    return { ttft: -1, ok: false };
+  }
   const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
   let ttft = -1;
   let buffer = '';
@@ -161,7 +165,7 @@ try {
 
   const idle = { edge: rssMb(edge.child.pid!), chat: rssMb(chat.child.pid!) };
   const peak = { ...idle };
-  const sampler = setInterval(() => {
+  sampler = setInterval(() => {
     peak.edge = Math.max(peak.edge, rssMb(edge.child.pid!));
     peak.chat = Math.max(peak.chat, rssMb(chat.child.pid!));
   }, 100);
@@ -213,6 +217,7 @@ try {
   console.log(`(the platform rounds took ${platformSeconds.toFixed(1)} s for ${answers} answers)`);
   if (failed) process.exitCode = 1;
 } finally {
+  clearInterval(sampler);
   stopping = true;
   for (const c of children) c.kill('SIGTERM');
   await Promise.race([

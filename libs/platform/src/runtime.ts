@@ -31,6 +31,8 @@ export interface RunOptions<DB> {
   migrations: string;
   createApp(deps: ServiceDeps<DB>): Promise<App>;
   extraChecks?: Record<string, Check>;
+  /** PostgreSQL connections of the process (10). */
+  poolSize?: number;
 }
 
 /**
@@ -40,7 +42,7 @@ export interface RunOptions<DB> {
 export async function runService<DB>(opts: RunOptions<DB>): Promise<void> {
   const log = createLogger(opts.name, opts.config.LOG_LEVEL);
   const nc = await connect({ servers: opts.config.NATS_URL, name: opts.name, maxReconnectAttempts: -1 });
-  const database = openDatabase<DB>(opts.config.DATABASE_URL, opts.schema);
+  const database = openDatabase<DB>(opts.config.DATABASE_URL, opts.schema, opts.poolSize);
   await migrate(database.pool, opts.schema, [PLATFORM_MIGRATIONS, opts.migrations], log);
   const bus = createBus(nc, { prefix: opts.config.SUBJECT_PREFIX, timeoutMs: opts.config.REQUEST_TIMEOUT_MS, log });
   const registry = createMetrics(opts.name);

@@ -1,4 +1,4 @@
-import { CHAT_CONTEXT_MESSAGES, ChatControl, type ChatFrame } from '@studium/contracts';
+import { CHAT_CONTEXT_MESSAGES, ChatControl, type ChatFrame, type ChatMessage } from '@studium/contracts';
 import type { Logger } from '@studium/platform';
 import { createInbox, type NatsConnection, type Subscription } from 'nats';
 import type { ActiveAnswers } from './active-answers.ts';
@@ -15,6 +15,8 @@ export interface AnswerJob {
   /** Also the answer's key in {@link ActiveAnswers}. */
   messageId: string;
   inbox: string;
+  /** What the model sees, when the caller knows it already (a new thread: the question alone). */
+  window?: ChatMessage[];
 }
 
 export interface AnswerRunnerDeps {
@@ -108,7 +110,7 @@ export class AnswerRunner {
       send({ type: 'error', content: failureText(failure) });
     };
     if (!model) return fail('no_model');
-    const window = await threads.window(job.threadId, CHAT_CONTEXT_MESSAGES);
+    const window = job.window ?? (await threads.window(job.threadId, CHAT_CONTEXT_MESSAGES));
     const messages = modelMessages(window);
     const started = performance.now();
     let text = '';

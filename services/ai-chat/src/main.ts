@@ -8,4 +8,6 @@ await runService({
   schema: SCHEMA,
   migrations: MIGRATIONS,
   createApp,
+  // Every answer writes its question and its answer; a burst of new answers must not queue on the pool.
+  poolSize: 20,
 });

@@ -37,7 +37,9 @@ export function startAnswerHandler(
       await active.release(who.user, messageId);
       return threadNotFound(thread_id ?? '');
     }
-    const control = runner.start({ user: who.user, threadId: saved.threadId, messageId, inbox });
+    // A new thread holds only the question: the model's window needs no query.
+    const window = thread_id === null ? [{ id: messageId, role: 'user' as const, content: message }] : undefined;
+    const control = runner.start({ user: who.user, threadId: saved.threadId, messageId, inbox, window });
     return ok({ thread_id: saved.threadId, message_id: messageId, control });
   });
 }
