@@ -125,6 +125,9 @@ try {
     LOG_LEVEL: 'info', // the ready lines; raised to warnings below
     PORT: '0',
     RATE_LIMIT_PER_MINUTE: '100000000',
+    // Steady state: a teacher's token is resolved at their first message, then cached (30 s by
+    // default); the bench's 200 tokens stay cached across its rounds.
+    AUTH_CACHE_TTL_MS: '600000',
     AI_BASE_URL: llmUrl,
     AI_MODEL: 'scripted',
   };
