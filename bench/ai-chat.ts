@@ -133,7 +133,13 @@ try {
   };
   const enrollment = await spawnTs('services/enrollment/src/main.ts', env, /service started/);
   children.push(enrollment.child);
-  const chat = await spawnTs('services/ai-chat/src/main.ts', env, /service started/);
+  const profile = process.env.BENCH_CHAT_PROFILE_DIR; // a CPU profile of ai-chat, for `node --cpu-prof`'s viewers
+  const chat = await spawnTs(
+    'services/ai-chat/src/main.ts',
+    env,
+    /service started/,
+    profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [],
+  );
   children.push(chat.child);
   const edge = await spawnTs('services/edge/src/main.ts', env, /Server listening at http:\/\/127\.0\.0\.1:(\d+)/);
   children.push(edge.child);
