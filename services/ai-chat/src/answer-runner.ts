@@ -50,8 +50,11 @@ const dec = new TextDecoder();
  */
 export class AnswerRunner {
   private readonly running = new Map<string, Running>();
+  private readonly frames: FrameBatch;
 
-  constructor(private readonly deps: AnswerRunnerDeps) {}
+  constructor(private readonly deps: AnswerRunnerDeps) {
+    this.frames = new FrameBatch(deps.nc);
+  }
 
   /** Starts the answer in the background; returns the subject the caller sends controls to. */
   start(job: AnswerJob): string {
@@ -63,7 +66,7 @@ export class AnswerRunner {
     let lastSent = Date.now();
     const send = (frame: Frame) => {
       lastSent = Date.now();
-      nc.publish(job.inbox, enc.encode(JSON.stringify({ ...frame, seq: ++seq })));
+      this.frames.publish(job.inbox, enc.encode(JSON.stringify({ ...frame, seq: ++seq })));
     };
     const sub: Subscription = nc.subscribe(control, {
       callback: (_err, msg) => {
@@ -100,6 +103,7 @@ export class AnswerRunner {
   async stop(): Promise<void> {
     for (const r of this.running.values()) r.abort.abort('shutdown');
     await Promise.all([...this.running.values()].map((r) => r.done));
+    this.frames.flush(); // before the connection drains
   }
 
   private async write(job: AnswerJob, signal: AbortSignal, send: (f: Frame) => void): Promise<void> {
@@ -171,5 +175,33 @@ export class AnswerRunner {
   private aborted(signal: AbortSignal, modelName: string, fail: (f: AnswerFailure) => void): void {
     if (signal.reason === 'shutdown') fail('shutdown');
     else this.deps.metrics.answers.labels(modelName, 'cancelled').inc();
+  }
+}
+
+/**
+ * Frames of every answer published in this turn of the event loop go out together: the NATS
+ * client writes its buffer once per microtask, and pieces of different answers arrive in different
+ * I/O callbacks, so publishing them at once here costs one socket write instead of one each. The
+ * order of each answer's frames is kept.
+ */
+class FrameBatch {
+  private queue: Array<[string, Uint8Array]> = [];
+
+  constructor(private readonly nc: NatsConnection) {}
+
+  publish(subject: string, data: Uint8Array): void {
+    if (this.queue.push([subject, data]) === 1) setImmediate(() => this.flush());
+  }
+
+  flush(): void {
+    const queue = this.queue;
+    this.queue = [];
+    for (const [subject, data] of queue) {
+      try {
+        this.nc.publish(subject, data);
+      } catch {
+        // The connection closed under a running answer (shutdown): its caller hears nothing more and times out.
+      }
+    }
   }
 }
