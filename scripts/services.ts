@@ -4,5 +4,6 @@ export const SERVICES = [
   { name: 'courses', entry: 'services/courses/src/main.ts', healthPort: 9102 },
   { name: 'mailer', entry: 'services/mailer/src/main.ts', healthPort: 9103 },
   { name: 'homework', entry: 'services/homework/src/main.ts', healthPort: 9105 },
+  { name: 'ai-chat', entry: 'services/ai-chat/src/main.ts', healthPort: 9107 },
   { name: 'edge', entry: 'services/edge/src/main.ts', healthPort: null },
 ] as const;

@@ -104,6 +104,7 @@ Studium is running.
 
   Student MCP endpoint   ${base}/mcp
   Curator MCP endpoint   ${base}/authoring
+  Teacher's AI chat      ${base}/chat  (teacher token; model: ${process.env.AI_MODEL || 'none, set AI_BASE_URL, AI_MODEL, AI_API_KEY'})
   Health                 ${base}/healthz   ${base}/readyz   ${base}/metrics
   Mail (no SMTP_URL)     ${resolve(root, config.STUDIUM_HOME, 'mail')}  (.eml files)
   Demo tokens            ${tokensFile}

@@ -1,3 +1,4 @@
+export * from './ai-chat.ts';
 export * from './course-access.ts';
 export * from './courses.ts';
 export * from './enrollment.ts';

@@ -35,6 +35,8 @@ export interface RunOptions<DB> {
   extraChecks?: Record<string, Check>;
   /** The service's own tables the retention job trims besides the platform's (e.g. a sent-mail outbox). */
   retain?: RetainedTable[];
+  /** PostgreSQL connections of the process (10). */
+  poolSize?: number;
 }
 
 /**
@@ -45,7 +47,7 @@ export interface RunOptions<DB> {
 export async function runService<DB>(opts: RunOptions<DB>): Promise<void> {
   const log = createLogger(opts.name, opts.config.LOG_LEVEL);
   const nc = await connect({ servers: opts.config.NATS_URL, name: opts.name, maxReconnectAttempts: -1 });
-  const database = openDatabase<DB>(opts.config.DATABASE_URL, opts.schema);
+  const database = openDatabase<DB>(opts.config.DATABASE_URL, opts.schema, opts.poolSize);
   await migrate(database.pool, opts.schema, [PLATFORM_MIGRATIONS, opts.migrations], log);
   const metrics = createMetrics(opts.name);
   const bus = createBus(nc, {

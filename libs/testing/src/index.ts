@@ -91,3 +91,4 @@ export async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000,
     }
   }
 }
+export * from './scripted-llm.ts';

@@ -8,6 +8,7 @@ import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { AuditLog, type EdgeDb } from './audit.ts';
 import { Authenticator } from './auth.ts';
+import { registerChatRoutes } from './chat/routes.ts';
 import { capabilitiesSupportUi } from './choose.ts';
 import type { EdgeConfig } from './config.ts';
 import { fileDownload, HomeworkFiles } from './homework-files.ts';
@@ -116,6 +117,16 @@ export async function buildApp(deps: EdgeDeps) {
   }
 
   app.get('/files/:object', fileDownload(files));
+  // The teacher's AI chat (spec 001): /v1/ai-chat/* and its page at /chat.
+  await registerChatRoutes(app, {
+    bus,
+    auth,
+    limiter,
+    registry: metrics.registry,
+    log: deps.log,
+    timing: { aliveMs: config.AI_CHAT_ALIVE_MS, stallMs: config.AI_CHAT_STALL_MS, keepAliveMs: 15_000 },
+  });
+
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {
     const failed = await runChecks({

@@ -35,6 +35,10 @@ export const EdgeConfig = BaseConfig.extend({
   REPLY_CACHE_MB: z.coerce.number().min(0).default(64),
   /** HMAC key of homework file download URLs (the homework service signs them with the same key). */
   FILE_URL_SECRET: z.string().min(16).default('studium-dev-file-url-secret'),
+  /** How often the edge tells ai-chat that a chat client is still reading its answer. */
+  AI_CHAT_ALIVE_MS: z.coerce.number().int().positive().default(1_000),
+  /** Silence of ai-chat during an answer after which the client gets an `error` event. */
+  AI_CHAT_STALL_MS: z.coerce.number().int().positive().default(4_000),
   /** Where the platform's web pages live (links in fallbacks). */
   PUBLIC_URL: z.string().default('http://127.0.0.1:8080'),
 });

@@ -1,0 +1,25 @@
+import type { ColumnType, Generated } from 'kysely';
+
+type Timestamp = ColumnType<string, string | undefined, string>;
+
+/** Tables of the `ai_chat` schema. */
+export interface AiChatDb {
+  threads: {
+    id: string;
+    owner: string;
+    title: string;
+    created_at: Generated<string>;
+    updated_at: Timestamp;
+  };
+  messages: {
+    id: string;
+    n: ColumnType<number, never, never>;
+    thread_id: string;
+    role: 'user' | 'assistant';
+    content: string;
+    model: string | null;
+    tokens_in: number | null;
+    tokens_out: number | null;
+    created_at: Generated<string>;
+  };
+}

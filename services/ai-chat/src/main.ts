@@ -1,0 +1,13 @@
+import { loadConfig, runService } from '@studium/platform';
+import { createApp, MIGRATIONS } from './app.ts';
+import { AiChatConfig, SCHEMA } from './config.ts';
+
+await runService({
+  name: 'ai-chat',
+  config: loadConfig(AiChatConfig),
+  schema: SCHEMA,
+  migrations: MIGRATIONS,
+  createApp,
+  // Every answer writes its question and its answer; a burst of new answers must not queue on the pool.
+  poolSize: 20,
+});

@@ -1,0 +1,42 @@
+/** A message as the model sees it. */
+export interface ModelMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+/** A piece of a streamed answer: text, or the provider's token counts (usually last). */
+export interface ChatDelta {
+  content?: string;
+  usage?: { input: number; output: number };
+}
+
+/** A chat model that streams its answer (see DESIGN.md, "AI providers"). */
+export interface ChatModel {
+  /** The model's name, as metrics and stored answers label it. */
+  readonly name: string;
+  /** Streams the answer; aborting `signal` stops the provider's request. Throws {@link ModelError}. */
+  streamChat(messages: ModelMessage[], signal: AbortSignal): AsyncIterable<ChatDelta>;
+}
+
+/** Why a model call failed. */
+export type ModelFailure =
+  | 'rate_limited'
+  | 'unavailable'
+  | 'timeout'
+  | 'unauthorized'
+  | 'rejected'
+  | 'unreachable'
+  | 'broken'
+  | 'cancelled';
+
+/** A failed model call, classified so the teacher can be told what happened. */
+export class ModelError extends Error {
+  constructor(
+    readonly kind: ModelFailure,
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'ModelError';
+  }
+}

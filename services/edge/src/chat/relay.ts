@@ -1,0 +1,142 @@
+import { type ChatControl, chatStartAnswer, decodeChatFrame, type Principal } from '@studium/contracts';
+import type { Bus, Logger } from '@studium/platform';
+import type { FastifyReply } from 'fastify';
+import { createInbox, type Subscription } from 'nats';
+import type { ChatEdgeMetrics } from './metrics.ts';
+import { sendChatError, sendRefusal } from './replies.ts';
+
+/** Timing of the relay between ai-chat and the client. */
+export interface RelayTiming {
+  /** How often the edge tells ai-chat the client is still there. */
+  aliveMs: number;
+  /** Silence from ai-chat (no piece, no heartbeat) after which the client gets an `error` event. */
+  stallMs: number;
+  /** SSE comment interval that keeps proxies from closing an idle stream. */
+  keepAliveMs: number;
+}
+
+export interface RelayDeps {
+  bus: Bus;
+  log: Logger;
+  metrics: ChatEdgeMetrics;
+  timing: RelayTiming;
+}
+
+const STALLED =
+  'ИИ-ассистент перестал отвечать, ответ прерван. Ваше сообщение сохранено в треде — отправьте вопрос ещё раз.';
+const LOST =
+  'Часть ответа потерялась по дороге, ответ прерван. Ваше сообщение сохранено в треде — отправьте вопрос ещё раз.';
+
+const enc = new TextEncoder();
+
+/**
+ * POST /v1/ai-chat/stream: asks ai-chat to start an answer and relays its frames as Server-Sent
+ * Events (metadata, message_id, content…, then ai_message_id and done, or error). Refusals and an
+ * unreachable service are HTTP errors before the stream; afterwards every failure is an `error`
+ * event, including a service that went silent. A client that goes away cancels the answer.
+ */
+export async function relayAnswer(
+  deps: RelayDeps,
+  reply: FastifyReply,
+  principal: Principal,
+  args: { message: string; thread_id: string | null },
+  startedAt: number,
+): Promise<void> {
+  const { bus, metrics, timing } = deps;
+  const inbox = createInbox();
+  const pending: Uint8Array[] = [];
+  let onFrame: ((data: Uint8Array) => void) | null = null;
+  // Subscribed before asking, so no frame is missed; frames wait until the stream is open.
+  const sub: Subscription = bus.nc.subscribe(inbox, {
+    callback: (_err, msg) => (onFrame ? onFrame(msg.data) : pending.push(msg.data)),
+  });
+  let accepted: Awaited<ReturnType<typeof bus.request<typeof chatStartAnswer>>>;
+  try {
+    accepted = await bus.request(chatStartAnswer, principal, { ...args, inbox });
+  } catch (err) {
+    sub.unsubscribe();
+    deps.log.warn({ err }, 'ai-chat did not accept the message');
+    metrics.requests.labels('stream', '503').inc();
+    return sendChatError(reply, 503, 'ИИ-чат сейчас недоступен, попробуйте позже');
+  }
+  if (!accepted.ok) {
+    sub.unsubscribe();
+    return sendRefusal(reply, 'stream', accepted.error, metrics);
+  }
+  const { thread_id, message_id, control } = accepted.data;
+  metrics.requests.labels('stream', '200').inc();
+  reply.hijack();
+  const res = reply.raw;
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    'x-accel-buffering': 'no',
+    connection: 'keep-alive',
+  });
+  res.flushHeaders();
+  const event = (e: Record<string, unknown>) => res.write(`data: ${JSON.stringify(e)}\n\n`);
+  event({ type: 'metadata', thread_id });
+  event({ type: 'message_id', id: message_id });
+
+  const tell = (type: ChatControl['type']) => bus.nc.publish(control, enc.encode(JSON.stringify({ type })));
+  let expected = 1;
+  let lastHeard = Date.now();
+  let firstToken = true;
+  let finished = false;
+  const finish = (outcome: string, last?: Record<string, unknown>[]) => {
+    if (finished) return;
+    finished = true;
+    clearInterval(alive);
+    clearInterval(watch);
+    clearInterval(keepAlive);
+    sub.unsubscribe();
+    metrics.streams.labels(outcome).inc();
+    if (outcome === 'client_gone' || outcome === 'lost' || outcome === 'stalled') tell('cancel');
+    for (const e of last ?? []) event(e);
+    if (!res.writableEnded) res.end();
+  };
+  const alive = setInterval(() => tell('alive'), timing.aliveMs);
+  const watch = setInterval(
+    () => {
+      if (Date.now() - lastHeard > timing.stallMs) finish('stalled', [{ type: 'error', content: STALLED }]);
+    },
+    Math.min(500, timing.stallMs),
+  );
+  const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), timing.keepAliveMs);
+  res.on('close', () => finish('client_gone'));
+  res.on('error', () => finish('client_gone'));
+  // The client may have left while ai-chat was accepting: then 'close' has already fired.
+  if (res.destroyed || !res.socket || res.socket.destroyed) finish('client_gone');
+
+  onFrame = (data) => {
+    if (finished) return;
+    lastHeard = Date.now();
+    const frame = decodeChatFrame(data);
+    if (!frame || frame.seq !== expected) return finish('lost', [{ type: 'error', content: LOST }]);
+    expected++;
+    switch (frame.type) {
+      case 'heartbeat':
+        return;
+      case 'content':
+        if (firstToken) {
+          firstToken = false;
+          const seconds = (performance.now() - startedAt) / 1000;
+          metrics.firstToken.observe(seconds);
+          if (frame.provider_ttft_ms !== undefined) {
+            metrics.overhead.observe(Math.max(0, seconds - frame.provider_ttft_ms / 1000));
+          }
+        }
+        event({ type: 'content', content: frame.content });
+        return;
+      case 'done':
+        return finish('done', [{ type: 'ai_message_id', id: frame.ai_message_id }, { type: 'done' }]);
+      case 'error':
+        return finish('error', [{ type: 'error', content: frame.content }]);
+      default: {
+        const never: never = frame;
+        return never;
+      }
+    }
+  };
+  for (const data of pending.splice(0)) onFrame(data);
+}
