@@ -2,3 +2,4 @@ export * from './course-access.ts';
 export * from './courses.ts';
 export * from './enrollment.ts';
 export * from './lesson-context.ts';
+export * from './lessons.ts';

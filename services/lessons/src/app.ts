@@ -1,0 +1,55 @@
+import { type App, type ServiceDeps, startRelay } from '@studium/platform';
+import { LessonsConfig } from './config.ts';
+import type { LessonsDb } from './db.ts';
+import type { LessonsDeps } from './deps.ts';
+import { lessonItemHandler } from './handlers/lesson-item.ts';
+import { markGoalHandler } from './handlers/mark-goal.ts';
+import { startLessonHandlers } from './handlers/start-lesson.ts';
+import { Releases } from './releases.ts';
+import { AttemptRepository } from './repositories/attempt.repository.ts';
+import { ReleaseRepository } from './repositories/release.repository.ts';
+import { RunRepository } from './repositories/run.repository.ts';
+import { SessionRepository } from './repositories/session.repository.ts';
+
+/** Migrations of the lessons schema. */
+export const MIGRATIONS = new URL('../migrations', import.meta.url).pathname;
+
+/** A started lessons service; tests flush its outbox relay instead of waiting for it. */
+export interface LessonsApp extends App {
+  /** Publishes pending domain events now. */
+  flush(): Promise<void>;
+}
+
+/** Registers the lesson tools on the bus and starts the outbox relay and the release consumer. */
+export async function createApp({ bus, nc, database, log, config }: ServiceDeps<LessonsDb>): Promise<LessonsApp> {
+  // Tests hand an empty config; every setting has a default.
+  const cfg = LessonsConfig.parse(config ?? {});
+  const db = database.db;
+  const releaseRows = new ReleaseRepository(db);
+  const deps: LessonsDeps = {
+    db,
+    bus,
+    log,
+    config: cfg,
+    runs: new RunRepository(db),
+    sessions: new SessionRepository(db),
+    attempts: new AttemptRepository(db),
+    releaseRows,
+    releases: new Releases(bus, releaseRows),
+  };
+  const relay = await startRelay({ nc, pool: database.pool, schema: database.schema, prefix: bus.prefix, log });
+  const service = await bus.serve('lessons', [
+    ...startLessonHandlers(deps),
+    lessonItemHandler(deps),
+    markGoalHandler(deps),
+  ]);
+  return {
+    async flush() {
+      await relay.flush();
+    },
+    async stop() {
+      await service.stop();
+      await relay.stop();
+    },
+  };
+}
