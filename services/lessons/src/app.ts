@@ -2,9 +2,12 @@ import { type App, type ServiceDeps, startRelay } from '@studium/platform';
 import { LessonsConfig } from './config.ts';
 import type { LessonsDb } from './db.ts';
 import type { LessonsDeps } from './deps.ts';
+import { completeLessonHandler } from './handlers/complete-lesson.ts';
 import { lessonItemHandler } from './handlers/lesson-item.ts';
 import { markGoalHandler } from './handlers/mark-goal.ts';
+import { requestQuizHandler } from './handlers/request-quiz.ts';
 import { startLessonHandlers } from './handlers/start-lesson.ts';
+import { submitAnswerHandler } from './handlers/submit-answer.ts';
 import { Releases } from './releases.ts';
 import { AttemptRepository } from './repositories/attempt.repository.ts';
 import { ReleaseRepository } from './repositories/release.repository.ts';
@@ -42,6 +45,9 @@ export async function createApp({ bus, nc, database, log, config }: ServiceDeps<
     ...startLessonHandlers(deps),
     lessonItemHandler(deps),
     markGoalHandler(deps),
+    requestQuizHandler(deps),
+    submitAnswerHandler(deps),
+    completeLessonHandler(deps),
   ]);
   return {
     async flush() {

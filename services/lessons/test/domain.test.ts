@@ -123,7 +123,9 @@ describe('quiz', () => {
       { question: 'q3', correct: true },
     ];
     expect(score(qs, answers)).toBe(0.6667);
-    expect(passes(0.6667, 0.67)).toBe(false);
+    expect(passes(0.6667, 0.67)).toBe(true);
+    expect(passes(0.5, 0.67)).toBe(false);
+    expect(passes(0.66, 0.67)).toBe(false);
     expect(passes(2 / 3, 2 / 3)).toBe(true);
     expect(objectiveResults(qs, answers)).toEqual([
       { objective: 'o1', correct: 1, total: 1 },

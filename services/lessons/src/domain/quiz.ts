@@ -52,9 +52,12 @@ export function score(questions: readonly IssuedQuestion[], answers: readonly Gi
   return Math.round((right / questions.length) * 10_000) / 10_000;
 }
 
-/** Passed when the score reaches the threshold (a tolerance for floating-point error only). */
+/**
+ * Passed when the score, in whole percent, reaches the threshold: authors write thresholds with
+ * two decimals (0.67 for "two of three"), so 2/3 = 66.67 % counts as 67 % and passes 0.67.
+ */
 export function passes(value: number, threshold: number): boolean {
-  return value + 1e-9 >= threshold;
+  return Math.round(value * 100) / 100 + 1e-9 >= threshold;
 }
 
 /** Correct answers per objective, in the order the objectives first appear. */

@@ -1,5 +1,14 @@
 import { resolve } from 'node:path';
-import { enroll, type OutputOf, type Principal, type ToolContract } from '@studium/contracts';
+import {
+  enroll,
+  lessonId,
+  mark_goal,
+  type OutputOf,
+  type Principal,
+  releaseContent,
+  start_lesson,
+  type ToolContract,
+} from '@studium/contracts';
 import { createTestEnv, eventually, type TestEnv } from '@studium/testing';
 import type { z } from 'zod';
 import { startCourses } from '../../../../test/support/courses.ts';
@@ -37,8 +46,37 @@ export async function startHarness(name: string, lessonsConfig: Record<string, s
     return r.data as OutputOf<C>;
   }
 
+  /** Starts a lesson by key and marks every required item done; returns the start reply. */
+  async function cover(p: Principal, key: string, course = basics.course) {
+    const s = await must(start_lesson, p, { lesson: lessonId(course, key) });
+    for (const o of s.lesson_map) {
+      for (const g of o.goals) {
+        if (g.required)
+          await must(mark_goal, p, { session: s.session, goal: g.key, status: 'done', evidence: `Показал ${g.key}` });
+      }
+    }
+    return s;
+  }
+
+  /** The correct option of each question of a lesson's quiz in the active release. */
+  async function answersOf(
+    key: string,
+    course = basics.course,
+  ): Promise<Map<string, { right: string; wrong: string }>> {
+    const r = await env.bus.request(releaseContent, null, { course });
+    if (!r.ok) throw new Error(r.error.code);
+    const lesson = r.data.content.chapters.flatMap((c) => c.lessons).find((l) => l.key === key);
+    const out = new Map<string, { right: string; wrong: string }>();
+    for (const q of lesson?.quiz?.questions ?? []) {
+      out.set(q.key, { right: q.correct, wrong: q.options.find((o) => o.id !== q.correct)?.id as string });
+    }
+    return out;
+  }
+
   return {
     env,
+    cover,
+    answersOf,
     enrollment,
     courses,
     lessons,
