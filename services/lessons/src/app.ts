@@ -3,9 +3,13 @@ import { LessonsConfig } from './config.ts';
 import type { LessonsDb } from './db.ts';
 import type { LessonsDeps } from './deps.ts';
 import { completeLessonHandler } from './handlers/complete-lesson.ts';
+import { courseOutlineHandler } from './handlers/course-outline.ts';
+import { goalRunsHandler } from './handlers/goal-runs.ts';
 import { lessonItemHandler } from './handlers/lesson-item.ts';
 import { markGoalHandler } from './handlers/mark-goal.ts';
+import { startReleaseConsumer } from './handlers/release-published.ts';
 import { requestQuizHandler } from './handlers/request-quiz.ts';
+import { resetProgressHandler } from './handlers/reset-progress.ts';
 import { startLessonHandlers } from './handlers/start-lesson.ts';
 import { submitAnswerHandler } from './handlers/submit-answer.ts';
 import { Releases } from './releases.ts';
@@ -41,6 +45,7 @@ export async function createApp({ bus, nc, database, log, config }: ServiceDeps<
     releases: new Releases(bus, releaseRows),
   };
   const relay = await startRelay({ nc, pool: database.pool, schema: database.schema, prefix: bus.prefix, log });
+  const consumer = await startReleaseConsumer(deps, nc);
   const service = await bus.serve('lessons', [
     ...startLessonHandlers(deps),
     lessonItemHandler(deps),
@@ -48,6 +53,9 @@ export async function createApp({ bus, nc, database, log, config }: ServiceDeps<
     requestQuizHandler(deps),
     submitAnswerHandler(deps),
     completeLessonHandler(deps),
+    courseOutlineHandler(deps),
+    goalRunsHandler(deps),
+    resetProgressHandler(deps),
   ]);
   return {
     async flush() {
@@ -55,6 +63,7 @@ export async function createApp({ bus, nc, database, log, config }: ServiceDeps<
     },
     async stop() {
       await service.stop();
+      await consumer.stop();
       await relay.stop();
     },
   };

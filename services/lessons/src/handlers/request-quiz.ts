@@ -30,7 +30,7 @@ export function requestQuizHandler(deps: LessonsDeps) {
     }
     const lesson = placed.lesson;
     const quiz = lesson.quiz;
-    if (!quiz || !quiz.questions.length) return refusals.quizNotConfigured();
+    if (!quiz?.questions.length) return refusals.quizNotConfigured();
 
     return writeRun(deps, session.run_id, session, async (trx, run) => {
       const open = openGoals(lesson, await deps.runs.marks(run.id, trx));

@@ -57,8 +57,15 @@ export function submitAnswerHandler(deps: LessonsDeps) {
         return new Keep(refusals.attemptCancelled(a.id, a.session_id, a.cancel_reason ?? 'attempt_outdated'));
       }
       if (a.status === 'finished') return refusals.attemptFinished(a.id);
-      const placed = release.lessons.get(a.lesson_key);
-      if (a.release !== release.release || !placed) {
+      // The active release as of this transaction: a publication may have moved the attempt meanwhile.
+      let current = release;
+      const row = await deps.releaseRows.find(a.course, trx);
+      if (row && row.release !== release.release) {
+        const fresh = await deps.releases.get(a.course, row.release);
+        if (fresh.ok) current = fresh.data;
+      }
+      const placed = current.lessons.get(a.lesson_key);
+      if (a.release !== current.release || !placed) {
         const reason = placed ? 'attempt_outdated' : 'lesson_removed';
         await cancelAttempt(trx, deps, a, reason, true);
         return new Keep(refusals.attemptCancelled(a.id, a.session_id, reason));
@@ -120,12 +127,12 @@ export function submitAnswerHandler(deps: LessonsDeps) {
           run,
           session,
           access: access.data,
-          active: release,
+          active: current,
           via: 'quiz',
           at: finishedAt,
         });
-        const current = await deps.sessions.find(session.id, trx);
-        if (current?.status === 'open') await deps.sessions.setStatus(trx, session.id, 'closed');
+        const now = await deps.sessions.find(session.id, trx);
+        if (now?.status === 'open') await deps.sessions.setStatus(trx, session.id, 'closed');
         closing = { passed: passedKeys };
         return ok({
           verdict,
@@ -135,7 +142,7 @@ export function submitAnswerHandler(deps: LessonsDeps) {
             ...base,
             session_status: 'closed',
             explanations: explanationsForWrong(a.questions, given),
-            next_lesson: nextLessonRef(release, passedKeys),
+            next_lesson: nextLessonRef(current, passedKeys),
             empty_blocks: [],
           },
           ...(session.channel === 'agent' ? { teaching_rules: CLOSING_RULES } : {}),

@@ -129,6 +129,16 @@ export class AttemptRepository {
       .execute();
   }
 
+  /** Answers of many attempts (goal_runs). */
+  answersOf(attemptIds: string[], q: Q = this.db) {
+    if (!attemptIds.length) return Promise.resolve([]);
+    return q
+      .selectFrom('quiz_answers')
+      .select(['attempt_id', 'question', 'correct'])
+      .where('attempt_id', 'in', attemptIds)
+      .execute();
+  }
+
   async answer(q: Q, v: { attempt: string; question: string; answer: string; words: string; correct: boolean }) {
     await q
       .insertInto('quiz_answers')
