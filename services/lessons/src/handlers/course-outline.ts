@@ -58,7 +58,7 @@ export function courseOutlineHandler(deps: LessonsDeps) {
         key: ch.key,
         title: ch.title,
         description: ch.description || null,
-        lessons_started: ch.lessons.filter((l) => byKey.get(l.key)?.started_at != null || passed.has(l.key)).length,
+        lessons_started: ch.lessons.filter((l) => byKey.has(l.key)).length,
         lessons_completed: ch.lessons.filter((l) => passed.has(l.key)).length,
         lessons,
       };
