@@ -35,34 +35,20 @@ export async function loadSession(
   principal: Principal | null,
   sessionId: string,
 ): Promise<Reply<SessionContext>> {
-  const loaded = await loadSessionDeferred(deps, principal, sessionId);
-  if (!loaded.ok) return loaded;
-  const access = await loaded.data.access;
-  if (!access.ok) return access;
-  return ok({ ...loaded.data, access: access.data });
-}
-
-/**
- * {@link loadSession} with the access check still running: a writer that needs nothing from
- * it hands it to writeRun as the gate, so the NATS round trip overlaps the transaction.
- */
-export async function loadSessionDeferred(
-  deps: LessonsDeps,
-  principal: Principal | null,
-  sessionId: string,
-): Promise<Reply<Omit<SessionContext, 'access'> & { access: Promise<Reply<CourseAccess>> }>> {
   if (!principal) throw new Failure(401, 'no principal');
   const session = await deps.sessions.find(sessionId);
   if (!session) throw new Failure(404, `no session ${sessionId}`);
   if (session.user_id !== principal.user) return refusals.notYourSession(sessionId);
-  const access = checkAccess(deps, principal.user, session.course, session.space, session.space);
-  // Settled either way by its reader; a rejection (bus failure) must not go unhandled meanwhile.
-  access.catch(() => {});
-  const active = await deps.releases.active(session.course);
-  if (!active.ok) {
-    const checked = await access;
-    if (!checked.ok) return checked;
-    return active.error.code === 'course_not_found' ? refusals.courseNotReleased(session.course) : active;
-  }
-  return ok({ session, access, active: active.data, placed: active.data.lessons.get(session.lesson_key) ?? null });
+  const [access, active] = await Promise.all([
+    checkAccess(deps, principal.user, session.course, session.space, session.space),
+    deps.releases.active(session.course),
+  ]);
+  if (!access.ok) return access;
+  if (!active.ok) return active.error.code === 'course_not_found' ? refusals.courseNotReleased(session.course) : active;
+  return ok({
+    session,
+    access: access.data,
+    active: active.data,
+    placed: active.data.lessons.get(session.lesson_key) ?? null,
+  });
 }

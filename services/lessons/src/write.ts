@@ -21,15 +21,13 @@ export type Trx = Transaction<LessonsDb>;
  * Runs a write on a lesson run: locks the run without waiting (a concurrent writer → busy),
  * re-checks in the lock that the run is live (run_archived) and, with a session, that the session
  * is open (session_closed). A refusal rolls everything back, so a refused write changes nothing;
- * only a {@link Keep} refusal commits. `gate` is a check started before the transaction (the
- * access check over NATS): it runs alongside the writes and its refusal rolls them back.
+ * only a {@link Keep} refusal commits.
  */
 export async function writeRun<T>(
   deps: LessonsDeps,
   runId: string,
   session: Session | null,
   fn: (trx: Trx, run: Run, session: Session | null) => Promise<Reply<T> | Keep<T>>,
-  gate?: Promise<Reply<unknown>>,
 ): Promise<Reply<T>> {
   try {
     return await deps.db.transaction().execute(async (trx) => {
@@ -45,9 +43,6 @@ export async function writeRun<T>(
       const out = await fn(trx, run, fresh);
       if (out instanceof Keep) return out.reply;
       if (!out.ok) throw new Rollback(out);
-      // A check that ran alongside the writes (the access check): its refusal undoes them.
-      const checked = gate ? await gate : null;
-      if (checked && !checked.ok) throw new Rollback(checked);
       return out;
     });
   } catch (err) {

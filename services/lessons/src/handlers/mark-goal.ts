@@ -1,12 +1,4 @@
-import {
-  type GoalMarked,
-  type LessonCovered,
-  LIMITS,
-  mark_goal,
-  ok,
-  type Refusal,
-  type Reply,
-} from '@studium/contracts';
+import { type GoalMarked, type LessonCovered, LIMITS, mark_goal, ok } from '@studium/contracts';
 import { addEvent, endpoint } from '@studium/platform';
 import type { LessonsDeps } from '../deps.ts';
 import {
@@ -20,7 +12,7 @@ import {
 } from '../domain/lesson-progress.ts';
 import { stepPhrase } from '../domain/teaching-rules.ts';
 import { refusals } from '../refusals.ts';
-import { loadSessionDeferred } from '../session-context.ts';
+import { loadSession } from '../session-context.ts';
 import { GOAL_MARKED, LESSON_COVERED } from '../subjects.ts';
 import { eventBase, writeRun } from '../write.ts';
 
@@ -32,87 +24,75 @@ const STATUSES: readonly string[] = ['open', 'done', 'planned', 'not_needed'];
  */
 export function markGoalHandler(deps: LessonsDeps) {
   return endpoint(mark_goal, async (args, { principal }) => {
-    const loaded = await loadSessionDeferred(deps, principal, args.session);
+    const loaded = await loadSession(deps, principal, args.session);
     if (!loaded.ok) return loaded;
-    const { session, active, placed, access } = loaded.data;
-    // Argument refusals wait for the access check: a student without access learns only that.
-    const refused = async (reply: { ok: false; error: Refusal }): Promise<Reply<never>> => {
-      const a = await access;
-      return a.ok ? reply : a;
-    };
-    if (!placed) return refused(refusals.lessonNotInRelease(session.course, session.lesson_key, active.release));
+    const { session, active, placed } = loaded.data;
+    if (!placed) return refusals.lessonNotInRelease(session.course, session.lesson_key, active.release);
     const lesson = placed.lesson;
 
-    if (!STATUSES.includes(args.status)) return refused(refusals.goalStatusUnknown(args.status));
+    if (!STATUSES.includes(args.status)) return refusals.goalStatusUnknown(args.status);
     const status = args.status as GoalStatus;
     const found = findItem(lesson, args.goal);
     if (!found) {
-      if (await wasInLesson(deps, session, args.goal)) return refused(refusals.goalRemoved(args.goal));
-      return refused(refusals.goalUnknown(args.goal, goalKeys(lesson)));
+      if (await wasInLesson(deps, session, args.goal)) return refusals.goalRemoved(args.goal);
+      return refusals.goalUnknown(args.goal, goalKeys(lesson));
     }
-    if (status === 'not_needed' && found.item.required) return refused(refusals.notNeededRequired(args.goal));
+    if (status === 'not_needed' && found.item.required) return refusals.notNeededRequired(args.goal);
     const evidence = status === 'open' ? null : (args.evidence ?? '').trim();
-    if (evidence !== null && !evidence) return refused(refusals.evidenceRequired());
-    if (evidence !== null && evidence.length > LIMITS.evidence)
-      return refused(refusals.evidenceTooLong(evidence.length));
+    if (evidence !== null && !evidence) return refusals.evidenceRequired();
+    if (evidence !== null && evidence.length > LIMITS.evidence) return refusals.evidenceTooLong(evidence.length);
     const resume = args.resume_from?.trim() || null;
-    if (resume !== null && resume.length > LIMITS.resumeFrom) return refused(refusals.resumeFromTooLong(resume.length));
+    if (resume !== null && resume.length > LIMITS.resumeFrom) return refusals.resumeFromTooLong(resume.length);
 
-    return writeRun(
-      deps,
-      session.run_id,
-      session,
-      async (trx, run) => {
-        const mark = await deps.runs.mark(trx, {
-          run: run.id,
-          goal: args.goal,
-          objective: found.objective.key,
-          status,
-          evidence,
-          session: session.id,
-        });
-        const marks = await deps.runs.marks(run.id, trx);
-        const next = advanceRun(run.status, lesson, marks);
-        const at = mark.marked_at;
-        await deps.runs.update(trx, run.id, {
-          ...(next !== run.status ? { status: next } : {}),
-          ...(run.started_at === null && status !== 'open' ? { started_at: at } : {}),
-          ...(next === 'covered' && run.covered_at === null ? { covered_at: at } : {}),
-          ...(resume !== null ? { resume_from: resume } : {}),
-        });
-        await deps.sessions.touch(trx, session.id);
-        const objStatus = objectiveStatus(found.objective.items, marks);
-        const base = eventBase(session, at);
-        const marked: GoalMarked = {
-          ...base,
-          objective: found.objective.key,
-          goal: args.goal,
-          status,
-          objective_status: objStatus,
-        };
-        await addEvent(trx, GOAL_MARKED, marked);
-        if (next === 'covered' && run.status !== 'covered' && run.status !== 'passed') {
-          const covered: LessonCovered = { ...base };
-          await addEvent(trx, LESSON_COVERED, covered);
-        }
-        const step = nextStep(lesson, marks, next === 'passed');
-        return ok({
-          goal: args.goal,
-          status,
-          objective: {
-            key: found.objective.key,
-            status: objStatus,
-            open: openGoals(lesson, marks)
-              .filter((g) => g.objective === found.objective.key)
-              .map((g) => ({ goal: g.goal, title: g.title })),
-          },
-          lesson: next,
-          next_step: step,
-          next: stepPhrase(step),
-        });
-      },
-      access,
-    );
+    return writeRun(deps, session.run_id, session, async (trx, run) => {
+      const mark = await deps.runs.mark(trx, {
+        run: run.id,
+        goal: args.goal,
+        objective: found.objective.key,
+        status,
+        evidence,
+        session: session.id,
+      });
+      const marks = await deps.runs.marks(run.id, trx);
+      const next = advanceRun(run.status, lesson, marks);
+      const at = mark.marked_at;
+      await deps.runs.update(trx, run.id, {
+        ...(next !== run.status ? { status: next } : {}),
+        ...(run.started_at === null && status !== 'open' ? { started_at: at } : {}),
+        ...(next === 'covered' && run.covered_at === null ? { covered_at: at } : {}),
+        ...(resume !== null ? { resume_from: resume } : {}),
+      });
+      await deps.sessions.touch(trx, session.id);
+      const objStatus = objectiveStatus(found.objective.items, marks);
+      const base = eventBase(session, at);
+      const marked: GoalMarked = {
+        ...base,
+        objective: found.objective.key,
+        goal: args.goal,
+        status,
+        objective_status: objStatus,
+      };
+      await addEvent(trx, GOAL_MARKED, marked);
+      if (next === 'covered' && run.status !== 'covered' && run.status !== 'passed') {
+        const covered: LessonCovered = { ...base };
+        await addEvent(trx, LESSON_COVERED, covered);
+      }
+      const step = nextStep(lesson, marks, next === 'passed');
+      return ok({
+        goal: args.goal,
+        status,
+        objective: {
+          key: found.objective.key,
+          status: objStatus,
+          open: openGoals(lesson, marks)
+            .filter((g) => g.objective === found.objective.key)
+            .map((g) => ({ goal: g.goal, title: g.title })),
+        },
+        lesson: next,
+        next_step: step,
+        next: stepPhrase(step),
+      });
+    });
   });
 }
 
