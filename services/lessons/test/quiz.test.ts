@@ -1,4 +1,12 @@
-import { complete_lesson, lessonId, mark_goal, request_quiz, start_lesson, submit_answer } from '@studium/contracts';
+import {
+  complete_lesson,
+  events,
+  lessonId,
+  mark_goal,
+  request_quiz,
+  start_lesson,
+  submit_answer,
+} from '@studium/contracts';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from './support/harness.ts';
@@ -196,5 +204,38 @@ describe('request_quiz and submit_answer', () => {
       ok: false,
       error: { code: 'session_closed' },
     });
+  });
+
+  it('emits the lesson events through the outbox, each valid against its contract', async () => {
+    const rows = (await h.lessons.db
+      .selectFrom('outbox' as never)
+      .select(['subject', 'payload'] as never)
+      .execute()) as Array<{ subject: string; payload: { data: Record<string, unknown> } }>;
+    const mine = rows.filter((r) => r.payload.data.user === 'quiz@t');
+    const subjects = new Set(mine.map((r) => r.subject));
+    for (const key of [
+      'lessons.session_started',
+      'lessons.goal_marked',
+      'lessons.lesson_covered',
+      'lessons.quiz_attempt_finished',
+      'lessons.lesson_passed',
+    ] as const) {
+      const contract = events[key];
+      expect(subjects.has(contract.subject), key).toBe(true);
+      for (const r of mine.filter((x) => x.subject === contract.subject)) {
+        expect(contract.payload.safeParse(r.payload.data).success, key).toBe(true);
+      }
+    }
+    const passed = mine.filter((r) => r.subject === events['lessons.lesson_passed'].subject);
+    expect(passed).toHaveLength(1);
+    expect(passed[0]?.payload.data).toMatchObject({
+      via: 'quiz',
+      late: false,
+      lessons_passed: 1,
+      lessons_total: 5,
+      course_completed: false,
+    });
+    const finished = mine.filter((r) => r.subject === events['lessons.quiz_attempt_finished'].subject);
+    expect(finished.map((r) => r.payload.data.passed)).toEqual([false, true]);
   });
 });

@@ -3,8 +3,10 @@ import {
   complete_lesson,
   course_outline,
   create_course,
+  lesson_item,
   lessonId,
   mark_goal,
+  request_quiz,
   start_lesson,
   startLessonChannel,
 } from '@studium/contracts';
@@ -142,6 +144,21 @@ describe('start_lesson refusals', () => {
       ok: false,
       error: { code: 'not_enrolled' },
     });
+  });
+
+  it('access revoked during a session: every session tool refuses organization_suspended', async () => {
+    await h.enrollment.admin.upsertOrganization('thaw', 'Оттепель');
+    await h.enrollment.admin.allowCourse('thaw', h.basics.course);
+    const p = await employee('revoked@t', 'thaw', h.basics.course);
+    const s = await h.must(start_lesson, p, { course: h.basics.course, space: 'thaw' });
+    await h.enrollment.admin.setSuspended('thaw', true);
+    const refused = { ok: false, error: { code: 'organization_suspended' } };
+    expect(
+      await h.call(mark_goal, p, { session: s.session, goal: 'term:T1', status: 'done', evidence: 'x' }),
+    ).toMatchObject(refused);
+    expect(await h.call(lesson_item, p, { session: s.session, goal: 'term:T1' })).toMatchObject(refused);
+    expect(await h.call(complete_lesson, p, { session: s.session })).toMatchObject(refused);
+    expect(await h.call(request_quiz, p, { session: s.session })).toMatchObject(refused);
   });
 
   it('nothing_to_study without enrollments', async () => {
