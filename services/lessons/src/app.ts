@@ -1,4 +1,5 @@
 import { type App, type ServiceDeps, startRelay } from '@studium/platform';
+import { AccessCache } from './access-cache.ts';
 import { LessonsConfig } from './config.ts';
 import type { LessonsDb } from './db.ts';
 import type { LessonsDeps } from './deps.ts';
@@ -43,6 +44,7 @@ export async function createApp({ bus, nc, database, log, config }: ServiceDeps<
     attempts: new AttemptRepository(db),
     releaseRows,
     releases: new Releases(bus, releaseRows),
+    access: new AccessCache(bus, cfg.ACCESS_CACHE_MS),
   };
   const relay = await startRelay({ nc, pool: database.pool, schema: database.schema, prefix: bus.prefix, log });
   const consumer = await startReleaseConsumer(deps, nc);
@@ -63,6 +65,7 @@ export async function createApp({ bus, nc, database, log, config }: ServiceDeps<
     },
     async stop() {
       await service.stop();
+      deps.access.stop();
       await consumer.stop();
       await relay.stop();
     },

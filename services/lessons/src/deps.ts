@@ -1,5 +1,6 @@
 import type { Bus, Logger } from '@studium/platform';
 import type { Kysely } from 'kysely';
+import type { AccessCache } from './access-cache.ts';
 import type { LessonsConfig } from './config.ts';
 import type { LessonsDb } from './db.ts';
 import type { Releases } from './releases.ts';
@@ -19,4 +20,5 @@ export interface LessonsDeps {
   attempts: AttemptRepository;
   releaseRows: ReleaseRepository;
   releases: Releases;
+  access: AccessCache;
 }

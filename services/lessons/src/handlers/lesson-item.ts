@@ -8,7 +8,7 @@ import { loadSession } from '../session-context.ts';
 /** lesson_item: reads one item of the lesson (removed items are unknown); writes nothing. */
 export function lessonItemHandler(deps: LessonsDeps) {
   return endpoint(lesson_item, async (args, { principal }) => {
-    const loaded = await loadSession(deps, principal, args.session);
+    const loaded = await loadSession(deps, principal, args.session, { fresh: false });
     if (!loaded.ok) return loaded;
     const { session, active, placed } = loaded.data;
     if (!placed) return refusals.lessonNotInRelease(session.course, session.lesson_key, active.release);

@@ -24,7 +24,7 @@ const STATUSES: readonly string[] = ['open', 'done', 'planned', 'not_needed'];
  */
 export function markGoalHandler(deps: LessonsDeps) {
   return endpoint(mark_goal, async (args, { principal }) => {
-    const loaded = await loadSession(deps, principal, args.session);
+    const loaded = await loadSession(deps, principal, args.session, { fresh: false });
     if (!loaded.ok) return loaded;
     const { session, active, placed } = loaded.data;
     if (!placed) return refusals.lessonNotInRelease(session.course, session.lesson_key, active.release);

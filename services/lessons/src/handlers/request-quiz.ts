@@ -17,7 +17,7 @@ import { Keep, writeRun } from '../write.ts';
  */
 export function requestQuizHandler(deps: LessonsDeps) {
   return endpoint(request_quiz, async (args, { principal }) => {
-    const loaded = await loadSession(deps, principal, args.session);
+    const loaded = await loadSession(deps, principal, args.session, { fresh: false });
     if (!loaded.ok) return loaded;
     const { session, active, placed } = loaded.data;
     if (!placed) {
