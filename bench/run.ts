@@ -29,6 +29,12 @@ import type { EnrollmentDb } from '../services/enrollment/src/db.ts';
 import { seedCatalog, seedStudent } from './catalog.ts';
 import { connect, measure, measureInterleaved, type Stats, spawnTs } from './harness.ts';
 
+// `npm run bench -- lessons`: the lesson loop's benchmark (bench/lessons.ts) instead of this one.
+if (process.argv.includes('lessons')) {
+  await import('./lessons.ts');
+  process.exit(0);
+}
+
 const WARMUP = 500;
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 2000);
 const CONCURRENT = Number(process.env.BENCH_CONCURRENT ?? 6000);

@@ -5,5 +5,6 @@ export const SERVICES = [
   { name: 'mailer', entry: 'services/mailer/src/main.ts', healthPort: 9103 },
   { name: 'homework', entry: 'services/homework/src/main.ts', healthPort: 9105 },
   { name: 'ai-chat', entry: 'services/ai-chat/src/main.ts', healthPort: 9107 },
+  { name: 'lessons', entry: 'services/lessons/src/main.ts', healthPort: 9104 },
   { name: 'edge', entry: 'services/edge/src/main.ts', healthPort: null },
 ] as const;

@@ -4,3 +4,4 @@ export * from './courses.ts';
 export * from './enrollment.ts';
 export * from './homework.ts';
 export * from './lesson-context.ts';
+export * from './lessons.ts';

@@ -17,7 +17,7 @@ export const submit_answer = defineTool({
     'На последнем вопросе result: score, pass_threshold, passed, objective_results; у сданной — explanations, next_lesson, empty_blocks и teaching_rules; ' +
     'у несданной — retry_after (не предлагайте пересдачу раньше) и attempts_left (0 — пересдачи не будет, null — без лимита). ' +
     'Отказы: quiz_attempt_cancelled — курс обновился: при reason quiz_changed или attempt_outdated запросите request_quiz по session, при lesson_removed перейдите к следующему уроку; ' +
-    'student_words_required; attempt_finished; question_mismatch; not_your_session; not_enrolled, organization_suspended; course_not_released; busy.',
+    'student_words_required; answer_unknown — ответ не совпал ни с одним вариантом, передайте id; attempt_finished; question_mismatch; not_your_session; not_enrolled, organization_suspended; course_not_released; busy.',
   input: z.object({
     attempt: z.string().describe('Идентификатор попытки из request_quiz. Обязательный.'),
     question: z.string().describe('Идентификатор вопроса, на который отвечают. Обязательный.'),
@@ -65,6 +65,7 @@ export const submit_answer = defineTool({
   annotations: WRITE,
   refusals: [
     'student_words_required',
+    'answer_unknown',
     'quiz_attempt_cancelled',
     'attempt_finished',
     'question_mismatch',

@@ -1,0 +1,181 @@
+// `npm run bench -- lessons`: mark_goal through the edge with 64 agents in parallel, each on its
+// own session (its own student), beside whoami from the same clients in the same run (interleaved
+// rounds, so a slow spell of the shared machine falls on both). Target: mark_goal's calls/s at 64
+// in flight at least half of whoami's.
+import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import type { Client } from '@modelcontextprotocol/client';
+import { enroll, type Principal, publish_course, resolveToken } from '@studium/contracts';
+import {
+  createBus,
+  createLogger,
+  dropDatabase,
+  ensureDatabase,
+  migrate,
+  openDatabase,
+  PLATFORM_MIGRATIONS,
+  streamNames,
+} from '@studium/platform';
+import { buildFromDir, publishBuilt } from '@studium/release';
+import { connect as natsConnect } from 'nats';
+import { ensureServices } from '../scripts/ensure-services.ts';
+import { EnrollmentAdmin } from '../services/enrollment/src/admin.ts';
+import { MIGRATIONS } from '../services/enrollment/src/app.ts';
+import type { EnrollmentDb } from '../services/enrollment/src/db.ts';
+import { connect, type Stats, spawnTs } from './harness.ts';
+
+const AGENTS = 64;
+const TOTAL = Number(process.env.BENCH_LESSONS_CALLS ?? 4000);
+const ROUNDS = 4;
+const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 600);
+const CURATOR: Principal = {
+  user: 'curator@demo.studium',
+  full_name: 'Вера Кузнецова',
+  roles: ['Course Creator'],
+  scope: 'write',
+  space: 'personal',
+};
+
+type Call = () => Promise<unknown>;
+
+/** `total` calls, worker w always calling calls[w] (its own agent and session); latencies in ms. */
+async function sample(calls: Call[], total: number) {
+  const latencies: number[] = [];
+  let issued = 0;
+  const started = performance.now();
+  await Promise.all(
+    calls.map(async (call) => {
+      while (issued < total) {
+        issued++;
+        const t = performance.now();
+        const result = (await call()) as { isError?: boolean; content?: unknown };
+        if (result?.isError) throw new Error(`call failed: ${JSON.stringify(result.content)}`);
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  return { latencies, seconds: (performance.now() - started) / 1000 };
+}
+
+function stats(latencies: number[], seconds: number): Stats {
+  latencies.sort((a, b) => a - b);
+  const at = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
+  return { p50: at(50), p99: at(99), perSecond: latencies.length / seconds };
+}
+
+/** Alternating rounds of each case (each case a set of per-worker calls). */
+async function interleaved(cases: Call[][], total: number, rounds: number): Promise<Stats[]> {
+  const acc = cases.map(() => ({ latencies: [] as number[], seconds: 0 }));
+  for (let r = 0; r < rounds; r++) {
+    for (const [i, calls] of cases.entries()) {
+      const s = await sample(calls, Math.ceil(total / rounds));
+      acc[i].latencies.push(...s.latencies);
+      acc[i].seconds += s.seconds;
+    }
+  }
+  return acc.map((a) => stats(a.latencies, a.seconds));
+}
+
+await ensureServices();
+const id = randomBytes(4).toString('hex');
+const prefix = `benchl${id}`;
+const databaseUrl = `postgres://postgres@127.0.0.1:5432/studium_bench_${id}`;
+await ensureDatabase(databaseUrl);
+const nc = await natsConnect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
+const children: ChildProcess[] = [];
+const clients: Client[] = [];
+try {
+  const database = openDatabase<EnrollmentDb>(databaseUrl, 'enrollment', 2);
+  await migrate(database.pool, 'enrollment', [PLATFORM_MIGRATIONS, MIGRATIONS]);
+  const admin = new EnrollmentAdmin(database.db);
+  const env = {
+    DATABASE_URL: databaseUrl,
+    SUBJECT_PREFIX: prefix,
+    LOG_LEVEL: 'info',
+    PORT: '0',
+    RATE_LIMIT_PER_MINUTE: '100000000',
+  };
+  for (const entry of ['enrollment', 'courses', 'lessons']) {
+    children.push((await spawnTs(`services/${entry}/src/main.ts`, env, /service started/)).child);
+  }
+  const edge = await spawnTs('services/edge/src/main.ts', env, /Server listening at http:\/\/127\.0\.0\.1:(\d+)/);
+  children.push(edge.child);
+  const bus = createBus(nc, { prefix, timeoutMs: 10_000, log: createLogger('bench', 'silent') });
+
+  const built = await buildFromDir(resolve(import.meta.dirname, '../examples/negotiation-basics'));
+  if (!built.ok) throw new Error('the demo map is invalid');
+  const published = await publishBuilt(bus, built, { publisher: CURATOR.user });
+  if (!published.ok) throw new Error(`publish: ${published.error.code}`);
+  const course = published.data.course;
+  const opened = await bus.request(publish_course, CURATOR, { course });
+  if (!opened.ok) throw new Error(`publish_course: ${opened.error.code}`);
+
+  const url = `http://127.0.0.1:${edge.match[1]}/mcp`;
+  const agents: Array<{ client: Client; session: string }> = [];
+  for (let i = 0; i < AGENTS; i++) {
+    const user = `bench${i}@studium`;
+    await admin.upsertUser(user, `Бенч ${i}`, ['Student']);
+    const { token } = await admin.issueToken(user);
+    const resolved = await bus.request(resolveToken, null, { token });
+    if (!resolved.ok) throw new Error('token not resolved');
+    // The catalog card arrives by event: retry the enrollment until enrollment knows the course.
+    for (let tries = 0; ; tries++) {
+      const r = await bus.request(enroll, resolved.data.principal, { course });
+      if (r.ok || r.error.code === 'already_enrolled') break;
+      if (tries > 100) throw new Error(`enroll: ${r.error.code}`);
+      await new Promise((ok) => setTimeout(ok, 100));
+    }
+    const client = await connect(url, token);
+    clients.push(client);
+    const started = (await client.callTool({ name: 'start_lesson', arguments: {} })) as {
+      structuredContent?: { data?: { session?: string } };
+    };
+    const session = started.structuredContent?.data?.session;
+    if (!session) throw new Error(`start_lesson failed: ${JSON.stringify(started)}`);
+    agents.push({ client, session });
+  }
+  await database.close();
+
+  let n = 0;
+  const markGoal = agents.map(
+    ({ client, session }) =>
+      () =>
+        client.callTool({
+          name: 'mark_goal',
+          arguments: { session, goal: 'term:T1', status: 'done', evidence: `Назвал пример переговоров ${n++}` },
+        }),
+  );
+  const whoami = agents.map(
+    ({ client }) =>
+      () =>
+        client.callTool({ name: 'whoami', arguments: {} }),
+  );
+  for (let w = 0; w < 2; w++) await interleaved([whoami, markGoal], 256, 1);
+  const [who1, mark1] = await interleaved([whoami.slice(0, 1), markGoal.slice(0, 1)], SEQUENTIAL, ROUNDS);
+  const [who64, mark64] = await interleaved([whoami, markGoal], TOTAL, ROUNDS);
+  console.log('\n| case | p50 ms | p99 ms | calls/s |\n|---|---:|---:|---:|');
+  const rows: Array<[string, Stats]> = [
+    ['edge whoami, 1 in flight', who1],
+    ['edge mark_goal, 1 in flight', mark1],
+    [`edge whoami, ${AGENTS} agents in flight`, who64],
+    [`edge mark_goal, ${AGENTS} agents in flight, each on its own session`, mark64],
+  ];
+  for (const [name, s] of rows) {
+    console.log(`| ${name} | ${s.p50.toFixed(2)} | ${s.p99.toFixed(2)} | ${s.perSecond.toFixed(0)} |`);
+  }
+  console.log(
+    `\nmark_goal calls/s / whoami calls/s at ${AGENTS} = ${(mark64.perSecond / who64.perSecond).toFixed(2)} (target ≥ 0.5)`,
+  );
+} finally {
+  for (const c of clients) await c.close().catch(() => {});
+  for (const c of children) c.kill('SIGTERM');
+  await Promise.race([
+    Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r))))),
+    new Promise((r) => setTimeout(r, 5000)),
+  ]);
+  const jsm = await nc.jetstreamManager();
+  await jsm.streams.delete(streamNames(prefix).stream).catch(() => {});
+  await nc.drain();
+  await dropDatabase(databaseUrl).catch(() => {});
+}

@@ -1,0 +1,73 @@
+import { type App, type ServiceDeps, startRelay } from '@studium/platform';
+import { AccessCache } from './access-cache.ts';
+import { LessonsConfig } from './config.ts';
+import type { LessonsDb } from './db.ts';
+import type { LessonsDeps } from './deps.ts';
+import { completeLessonHandler } from './handlers/complete-lesson.ts';
+import { courseOutlineHandler } from './handlers/course-outline.ts';
+import { goalRunsHandler } from './handlers/goal-runs.ts';
+import { lessonItemHandler } from './handlers/lesson-item.ts';
+import { markGoalHandler } from './handlers/mark-goal.ts';
+import { startReleaseConsumer } from './handlers/release-published.ts';
+import { requestQuizHandler } from './handlers/request-quiz.ts';
+import { resetProgressHandler } from './handlers/reset-progress.ts';
+import { startLessonHandlers } from './handlers/start-lesson.ts';
+import { submitAnswerHandler } from './handlers/submit-answer.ts';
+import { Releases } from './releases.ts';
+import { AttemptRepository } from './repositories/attempt.repository.ts';
+import { ReleaseRepository } from './repositories/release.repository.ts';
+import { RunRepository } from './repositories/run.repository.ts';
+import { SessionRepository } from './repositories/session.repository.ts';
+
+/** Migrations of the lessons schema. */
+export const MIGRATIONS = new URL('../migrations', import.meta.url).pathname;
+
+/** A started lessons service; tests flush its outbox relay instead of waiting for it. */
+export interface LessonsApp extends App {
+  /** Publishes pending domain events now. */
+  flush(): Promise<void>;
+}
+
+/** Registers the lesson tools on the bus and starts the outbox relay and the release consumer. */
+export async function createApp({ bus, nc, database, log, config }: ServiceDeps<LessonsDb>): Promise<LessonsApp> {
+  // Tests hand an empty config; every setting has a default.
+  const cfg = LessonsConfig.parse(config ?? {});
+  const db = database.db;
+  const releaseRows = new ReleaseRepository(db);
+  const deps: LessonsDeps = {
+    db,
+    bus,
+    log,
+    config: cfg,
+    runs: new RunRepository(db),
+    sessions: new SessionRepository(db),
+    attempts: new AttemptRepository(db),
+    releaseRows,
+    releases: new Releases(bus, releaseRows),
+    access: new AccessCache(bus, cfg.ACCESS_CACHE_MS),
+  };
+  const relay = await startRelay({ nc, pool: database.pool, schema: database.schema, prefix: bus.prefix, log });
+  const consumer = await startReleaseConsumer(deps, nc);
+  const service = await bus.serve('lessons', [
+    ...startLessonHandlers(deps),
+    lessonItemHandler(deps),
+    markGoalHandler(deps),
+    requestQuizHandler(deps),
+    submitAnswerHandler(deps),
+    completeLessonHandler(deps),
+    courseOutlineHandler(deps),
+    goalRunsHandler(deps),
+    resetProgressHandler(deps),
+  ]);
+  return {
+    async flush() {
+      await relay.flush();
+    },
+    async stop() {
+      await service.stop();
+      deps.access.stop();
+      await consumer.stop();
+      await relay.stop();
+    },
+  };
+}

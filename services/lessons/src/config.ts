@@ -1,0 +1,16 @@
+import { BaseConfig } from '@studium/platform';
+import { z } from 'zod';
+
+/** Environment of the lessons service. */
+export const LessonsConfig = BaseConfig.extend({
+  /** How long start_lesson waits for the optional context of other services (homework, notes, reports). */
+  CONTEXT_TIMEOUT_MS: z.coerce.number().int().positive().default(400),
+  /** Trial lessons of the web chat (web_demo_exhausted after them). */
+  WEB_DEMO_LESSONS: z.coerce.number().int().min(0).default(3),
+  /** How long granted course access is kept for mark_goal, lesson_item and request_quiz (0: never). */
+  ACCESS_CACHE_MS: z.coerce.number().int().min(0).default(5000),
+});
+export type LessonsConfig = z.infer<typeof LessonsConfig>;
+
+/** The service's PostgreSQL schema. */
+export const SCHEMA = 'lessons';

@@ -1,0 +1,86 @@
+import { course_outline, lessonId, list_my_courses, type OutputOf, ok, type Principal } from '@studium/contracts';
+import { type Bus, endpoint, Failure } from '@studium/platform';
+import type { LessonsDeps } from '../deps.ts';
+import { type Mark, objectiveStatus } from '../domain/lesson-progress.ts';
+import { nextOpenLesson } from '../domain/opening.ts';
+import { refusals } from '../refusals.ts';
+import { checkAccess } from '../session-context.ts';
+import { homeworkTask } from './start-view.ts';
+
+type Out = OutputOf<typeof course_outline>;
+
+/**
+ * course_outline: chapters, lessons and objective statuses from the active release and the
+ * student's runs. It only reads: no run is created or checked against the release.
+ */
+export function courseOutlineHandler(deps: LessonsDeps) {
+  return endpoint(course_outline, async ({ course }, { principal }) => {
+    if (!principal) throw new Failure(401, 'no principal');
+    const user = principal.user;
+    const courseSpace = await deps.sessions.spaceOfCourse(user, course);
+    const [access, active, programs] = await Promise.all([
+      checkAccess(deps, user, course, null, courseSpace),
+      deps.releases.active(course),
+      programsOf(deps.bus, principal, course, deps.config.CONTEXT_TIMEOUT_MS),
+    ]);
+    if (!access.ok) return access;
+    if (!active.ok) return refusals.courseNotReleased(course);
+    const release = active.data;
+    const runs = await deps.runs.liveInCourse(user, course);
+    const marks = await deps.runs.marksOf(runs.map((r) => r.id));
+    const byKey = new Map(runs.map((r) => [r.lesson_key, r]));
+    const passed = new Set(runs.filter((r) => r.status === 'passed').map((r) => r.lesson_key));
+    const last = await deps.sessions.latestOfUser(user);
+    const current =
+      last?.course === course && !passed.has(last.lesson_key) && release.lessons.has(last.lesson_key)
+        ? last.lesson_key
+        : nextOpenLesson(release.order, passed);
+    const sections = release.content.document?.sections ?? [];
+    const chapters: Out['chapters'] = release.content.chapters.map((ch) => {
+      const lessons = ch.lessons.map((l) => {
+        const run = byKey.get(l.key);
+        const m = (run && marks.get(run.id)) || new Map<string, Mark>();
+        return {
+          id: lessonId(course, l.key),
+          key: l.key,
+          title: l.title,
+          hook: l.hook || null,
+          completed: passed.has(l.key),
+          current: l.key === current,
+          objectives: l.objectives.map((o) => ({ key: o.key, text: o.text, status: objectiveStatus(o.items, m) })),
+          blocks: sections
+            .filter((s) => s.lesson === l.key)
+            .map((s) => ({ artifact: release.content.document?.key as string, key: s.key, title: s.title })),
+          homework: homeworkTask(l),
+        };
+      });
+      return {
+        key: ch.key,
+        title: ch.title,
+        description: ch.description || null,
+        lessons_started: ch.lessons.filter((l) => byKey.has(l.key)).length,
+        lessons_completed: ch.lessons.filter((l) => passed.has(l.key)).length,
+        lessons,
+      };
+    });
+    return ok({
+      course,
+      title: release.content.course.title,
+      chapters,
+      programs: programs?.programs ?? [],
+      locked_by: programs?.locked_by ?? null,
+    });
+  });
+}
+
+/** The course's programs as enrollment shows them in the student's course list; null when it does not answer. */
+async function programsOf(bus: Bus, principal: Principal, course: string, timeoutMs: number) {
+  try {
+    const reply = await bus.request(list_my_courses, principal, {}, { timeoutMs });
+    if (!reply.ok) return null;
+    const mine = reply.data.courses.find((c) => c.course === course);
+    return mine ? { programs: mine.programs, locked_by: mine.locked_by ?? null } : null;
+  } catch {
+    return null;
+  }
+}

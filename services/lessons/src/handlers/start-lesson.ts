@@ -1,0 +1,192 @@
+import {
+  lessonId,
+  type OutputOf,
+  ok,
+  type Principal,
+  type Reply,
+  type SessionStarted,
+  start_lesson,
+  startLessonChannel,
+} from '@studium/contracts';
+import { addEvent, endpoint, Failure } from '@studium/platform';
+import type { LessonsDeps } from '../deps.ts';
+import { lessonMap, nextStep } from '../domain/lesson-progress.ts';
+import { chooseOpening, nextOpenLesson, RETURN_AFTER_MS } from '../domain/opening.ts';
+import { attemptsLeft } from '../domain/quiz.ts';
+import { signals } from '../domain/signals.ts';
+import { fetchLessonContext } from '../lesson-context.ts';
+import { refusals } from '../refusals.ts';
+import { checkAccess } from '../session-context.ts';
+import { SESSION_STARTED } from '../subjects.ts';
+import { writeRun } from '../write.ts';
+import { chooseTarget, passedLessons } from './lesson-choice.ts';
+import { pastLessons, startView } from './start-view.ts';
+
+type Args = { lesson?: string; course?: string; frame?: boolean; space?: string };
+type Out = OutputOf<typeof start_lesson>;
+
+/** start_lesson (the agent channel) and its channel-named twin for the web chat. */
+export function startLessonHandlers(deps: LessonsDeps) {
+  return [
+    endpoint(start_lesson, (args, { principal }) => startLesson(deps, principal, args, 'agent')),
+    endpoint(startLessonChannel, (args, { principal }) => startLesson(deps, principal, args, args.channel)),
+  ];
+}
+
+/**
+ * Starts or continues a session: picks the lesson, checks access, program order and the
+ * release, asks the optional contexts in parallel, then (under the run's lock) continues the
+ * open session of this space and channel or opens a new one, and says each signal once.
+ */
+async function startLesson(
+  deps: LessonsDeps,
+  principal: Principal | null,
+  args: Args,
+  channel: string,
+): Promise<Reply<Out>> {
+  if (!principal) throw new Failure(401, 'no principal');
+  if (channel !== 'agent' && channel !== 'web') return refusals.unknownChannel(channel);
+  const user = principal.user;
+  const target = await chooseTarget(deps, principal, args);
+  if (!target.ok) return target;
+  const { course } = target.data;
+
+  const courseSpace = await deps.sessions.spaceOfCourse(user, course);
+  const [access, active] = await Promise.all([
+    checkAccess(deps, user, course, args.space ?? null, courseSpace),
+    deps.releases.active(course),
+  ]);
+  if (!access.ok) return access;
+  if (access.data.program_previous) return refusals.programOrder(access.data.program_previous);
+  if (!active.ok) return active.error.code === 'course_not_found' ? refusals.courseNotReleased(course) : active;
+  const release = active.data;
+
+  const passed = await passedLessons(deps, user, course);
+  const key = target.data.lessonKey ?? nextOpenLesson(release.order, passed);
+  if (key === null) return refusals.nothingToStudy(target.data.mode === 'course' ? course : undefined);
+  const placed = release.lessons.get(key);
+  if (!placed) return refusals.lessonNotFound(lessonId(course, key));
+
+  let web: { demoLeft: number } | null = null;
+  if (channel === 'web') {
+    const used = await deps.sessions.webLessons(user);
+    const limit = deps.config.WEB_DEMO_LESSONS;
+    const counted = used.includes(lessonId(course, key)) ? used.length : used.length + 1;
+    if (counted > limit) return refusals.webDemoExhausted(used.length, limit);
+    web = { demoLeft: limit - counted };
+  }
+
+  const ctxPromise = fetchLessonContext(deps.bus, deps.log, deps.config.CONTEXT_TIMEOUT_MS, {
+    user,
+    course,
+    release: release.release,
+    lesson: key,
+    previousLesson: placed.index > 0 ? (release.order[placed.index - 1] ?? null) : null,
+    space: access.data.space,
+    keys: release.content.course.learn_about_student.map((l) => l.key),
+  });
+  const lesson = placed.lesson;
+  await deps.runs.ensure(deps.db, { user, name: principal.full_name, course, lessonKey: key, title: lesson.title });
+  const runRow = await deps.runs.findLive(user, course, key);
+  if (!runRow) throw new Error('run missing right after ensure');
+  const [ctx, courseRuns] = await Promise.all([ctxPromise, deps.runs.liveInCourse(user, course)]);
+  const history = pastLessons(
+    release,
+    placed,
+    courseRuns,
+    await deps.runs.marksOf(courseRuns.filter((r) => r.id !== runRow.id).map((r) => r.id)),
+  );
+  const now = new Date();
+
+  return writeRun(deps, runRow.id, null, async (trx, run) => {
+    const sessions = await deps.sessions.ofRun(run.id, trx);
+    const marks = await deps.runs.marks(run.id, trx);
+    const anyMarked = [...marks.values()].some((m) => m.status !== 'open');
+    const current = sessions.find((s) => s.status === 'open' && s.space === access.data.space && s.channel === channel);
+    const stale = current ? now.getTime() - new Date(current.last_activity_at).getTime() > RETURN_AFTER_MS : false;
+    const lastActivity =
+      sessions
+        .map((s) => s.last_activity_at)
+        .sort()
+        .at(-1) ?? null;
+    const opening = chooseOpening({
+      courseSessionsBefore: await deps.sessions.anyInCourse(user, course, current && !stale ? current.id : null, trx),
+      lessonSessionsBefore: sessions.length > 0,
+      runStatus: run.status,
+      anyMarked,
+      lastActivity,
+      now,
+    });
+
+    let session = current && !stale ? current : null;
+    if (!session) {
+      if (current) await deps.sessions.setStatus(trx, current.id, 'abandoned');
+      session = await deps.sessions.create(trx, {
+        run: run.id,
+        user,
+        course,
+        lessonKey: key,
+        space: access.data.space,
+        organization: access.data.organization,
+        channel,
+        release: release.release,
+        signals: [],
+      });
+      const event: SessionStarted = {
+        user,
+        course,
+        lesson: lessonId(course, key),
+        lesson_key: key,
+        session: session.id,
+        space: session.space,
+        organization: session.organization,
+        at: session.started_at,
+        release: release.release,
+        version: release.version,
+        channel,
+        opening,
+        objectives: lesson.objectives.map((o) => ({ key: o.key, text: o.text })),
+      };
+      await addEvent(trx, SESSION_STARTED, event);
+    }
+
+    const map = lessonMap(lesson, marks);
+    const blocks = ctx.artifactBlocks;
+    const said = signals({
+      emptySessionsBefore: anyMarked ? 0 : sessions.filter((s) => s.id !== session.id).length,
+      objectivesTotal: map.length,
+      objectivesCovered: map.filter((o) => o.status === 'covered').length,
+      documentUntouched: blocks?.length ? blocks.every((b) => !b.filled) : null,
+      overdue: access.data.overdue,
+      deadline: access.data.deadline,
+      lessonsLeft: release.order.filter((k) => !passed.has(k)).length,
+      now,
+      said: session.signals,
+    });
+    await deps.sessions.touch(trx, session.id, [...session.signals, ...said.map((s) => s.kind)]);
+    if (run.lesson_title !== lesson.title || run.user_name !== principal.full_name) {
+      await deps.runs.update(trx, run.id, { lesson_title: lesson.title, user_name: principal.full_name });
+    }
+    const finished = (await deps.attempts.ofRun(run.id, trx)).filter((a) => a.status === 'finished').length;
+
+    return ok(
+      startView({
+        sessionId: session.id,
+        channel,
+        access: access.data,
+        active: release,
+        placed,
+        run,
+        marks,
+        opening,
+        step: nextStep(lesson, marks, run.status === 'passed'),
+        frame: args.frame !== false,
+        ctx,
+        history,
+        signals: said.map((s) => s.text),
+        attemptsLeft: lesson.quiz ? attemptsLeft(lesson.quiz, finished) : null,
+        web,
+      }),
+    );
+  });
+}

@@ -1,0 +1,180 @@
+import { type OutputOf, ok, type QuizAttemptFinished, submit_answer } from '@studium/contracts';
+import { addEvent, endpoint, Failure } from '@studium/platform';
+import type { LessonsDeps } from '../deps.ts';
+import {
+  attemptsLeft,
+  explanationsForWrong,
+  matchOption,
+  objectiveResults,
+  passes,
+  publicQuestion,
+  retryAfter,
+  score,
+} from '../domain/quiz.ts';
+import { CLOSING_RULES, QUESTION_NEXT } from '../domain/teaching-rules.ts';
+import { fetchEmptyBlocks } from '../lesson-context.ts';
+import { cancelAttempt, nextLessonRef, passRun } from '../lesson-pass.ts';
+import { refusals } from '../refusals.ts';
+import { checkAccess } from '../session-context.ts';
+import { QUIZ_ATTEMPT_FINISHED } from '../subjects.ts';
+import { eventBase, Keep, writeRun } from '../write.ts';
+
+/** Student words are kept for the course authors, cut to this length. */
+const WORDS_LIMIT = 2000;
+
+type Out = OutputOf<typeof submit_answer>;
+
+/**
+ * submit_answer: the server's verdict. Access is checked on every answer; the attempt is scored
+ * once (finish() only takes an open attempt, under the run's lock). An attempt on an older
+ * release than the active one was not moved by the publication: its answer cancels it
+ * (attempt_outdated, or lesson_removed when the lesson is gone).
+ */
+export function submitAnswerHandler(deps: LessonsDeps) {
+  return endpoint(submit_answer, async (args, { principal }) => {
+    if (!principal) throw new Failure(401, 'no principal');
+    const words = args.student_words.trim();
+    if (!words) return refusals.studentWordsRequired();
+    const attempt = await deps.attempts.find(args.attempt);
+    if (!attempt) throw new Failure(404, `no attempt ${args.attempt}`);
+    if (attempt.user_id !== principal.user) return refusals.notYourSession(attempt.session_id);
+    const session = await deps.sessions.find(attempt.session_id);
+    if (!session) throw new Error(`attempt ${attempt.id} without its session`);
+    const [access, active] = await Promise.all([
+      checkAccess(deps, principal.user, attempt.course, session.space, session.space),
+      deps.releases.active(attempt.course),
+    ]);
+    if (!access.ok) return access;
+    if (!active.ok) return refusals.courseNotReleased(attempt.course);
+    const release = active.data;
+
+    let closing: { passed: Set<string> } | null = null;
+    const reply = await writeRun<Out>(deps, attempt.run_id, null, async (trx, run) => {
+      const a = await deps.attempts.find(attempt.id, trx);
+      if (!a) throw new Error('attempt vanished');
+      if (a.status === 'cancelled') {
+        await deps.attempts.markReported(trx, a.id);
+        return new Keep(refusals.attemptCancelled(a.id, a.session_id, a.cancel_reason ?? 'attempt_outdated'));
+      }
+      if (a.status === 'finished') return refusals.attemptFinished(a.id);
+      // The active release as of this transaction: a publication may have moved the attempt meanwhile.
+      let current = release;
+      const row = await deps.releaseRows.find(a.course, trx);
+      if (row && row.release !== release.release) {
+        const fresh = await deps.releases.get(a.course, row.release);
+        if (fresh.ok) current = fresh.data;
+      }
+      const placed = current.lessons.get(a.lesson_key);
+      if (a.release !== current.release || !placed) {
+        const reason = placed ? 'attempt_outdated' : 'lesson_removed';
+        await cancelAttempt(trx, deps, a, reason, true);
+        return new Keep(refusals.attemptCancelled(a.id, a.session_id, reason));
+      }
+      const answers = await deps.attempts.answers(a.id, trx);
+      const question = a.questions.find((q) => q.key === args.question);
+      if (!question || answers.some((x) => x.question === args.question))
+        return refusals.questionMismatch(args.question);
+      const option = matchOption(question, args.answer);
+      if (!option)
+        return refusals.answerUnknown(
+          args.answer,
+          question.options.map((o) => o.id),
+        );
+      const correct = option === question.correct;
+      await deps.attempts.answer(trx, {
+        attempt: a.id,
+        question: question.key,
+        answer: option,
+        words: words.slice(0, WORDS_LIMIT),
+        correct,
+      });
+      await deps.sessions.touch(trx, a.session_id);
+      const given = [
+        ...answers.map((x) => ({ question: x.question, correct: x.correct })),
+        { question: question.key, correct },
+      ];
+      const verdict = { correct, ...(correct ? { explanation: question.explanation } : {}) };
+      const nextIndex = a.questions.findIndex((q) => !given.some((g) => g.question === q.key));
+      if (nextIndex >= 0) {
+        return ok({
+          verdict,
+          next_question: publicQuestion(a.questions, nextIndex),
+          finished: false,
+          next: QUESTION_NEXT,
+        });
+      }
+
+      const value = score(a.questions, given);
+      const passed = passes(value, a.threshold);
+      const finishedAt = await deps.attempts.finish(trx, a.id, value, passed);
+      if (!finishedAt) return refusals.attemptFinished(a.id);
+      const finished: QuizAttemptFinished = {
+        ...eventBase(session, finishedAt),
+        attempt: a.id,
+        number: a.number,
+        score: value,
+        passed,
+      };
+      await addEvent(trx, QUIZ_ATTEMPT_FINISHED, finished);
+      const base = {
+        score: value,
+        pass_threshold: a.threshold,
+        passed,
+        objective_results: objectiveResults(a.questions, given),
+      };
+      if (passed) {
+        const passedKeys = await passRun(trx, deps, {
+          run,
+          session,
+          access: access.data,
+          active: current,
+          via: 'quiz',
+          at: finishedAt,
+        });
+        const now = await deps.sessions.find(session.id, trx);
+        if (now?.status === 'open') await deps.sessions.setStatus(trx, session.id, 'closed');
+        closing = { passed: passedKeys };
+        return ok({
+          verdict,
+          next_question: null,
+          finished: true,
+          result: {
+            ...base,
+            session_status: 'closed',
+            explanations: explanationsForWrong(a.questions, given),
+            next_lesson: nextLessonRef(current, passedKeys),
+            empty_blocks: [],
+          },
+          ...(session.channel === 'agent' ? { teaching_rules: CLOSING_RULES } : {}),
+        });
+      }
+      const quiz = placed.lesson.quiz ?? { attempts: null, pause_minutes: 0 };
+      const all = await deps.attempts.ofRun(run.id, trx);
+      const used = all.filter((x) => x.status === 'finished').length;
+      const left = attemptsLeft(quiz, used);
+      const retry = left === 0 ? null : retryAfter(quiz, all);
+      return ok({
+        verdict,
+        next_question: null,
+        finished: true,
+        result: {
+          ...base,
+          session_status: 'open',
+          retry_after: retry ? retry.toISOString() : null,
+          attempts_left: left,
+        },
+      });
+    });
+    if (reply.ok && closing && reply.data.result) {
+      // The document's empty sections come from homework after the commit (never under the lock).
+      reply.data.result.empty_blocks = await fetchEmptyBlocks(deps.bus, deps.log, deps.config.CONTEXT_TIMEOUT_MS, {
+        user: session.user_id,
+        course: session.course,
+        release: release.release,
+        lesson: session.lesson_key,
+        space: session.space,
+      });
+    }
+    return reply;
+  });
+}

@@ -1,0 +1,89 @@
+import {
+  coursesTakeClosedReports,
+  type HistoryNote,
+  homeworkEmptyBlocks,
+  homeworkLessonContext,
+  knowledgeLessonHistory,
+  type LessonArtifactBlock,
+  type Operation,
+  type OutputOf,
+} from '@studium/contracts';
+import type { Bus, Logger } from '@studium/platform';
+import type { z } from 'zod';
+
+/** What other contexts tell start_lesson; a context that does not answer leaves its part empty. */
+export interface LessonContext {
+  artifactBlocks: LessonArtifactBlock[] | null;
+  previousHomework: OutputOf<typeof homeworkLessonContext>['previous_homework'];
+  notes: HistoryNote[];
+  closedReports: OutputOf<typeof coursesTakeClosedReports>['reports'] | null;
+}
+
+/** Asks an optional context; any refusal, failure, missing service or timeout is "no answer". */
+async function ask<O extends Operation>(
+  bus: Bus,
+  log: Logger,
+  op: O,
+  args: z.infer<O['input']>,
+  timeoutMs: number,
+): Promise<z.infer<O['output']> | null> {
+  try {
+    const reply = await bus.request(op, null, args, { timeoutMs });
+    return reply.ok ? reply.data : null;
+  } catch (err) {
+    log.debug({ err, subject: op.subject }, 'optional lesson context did not answer');
+    return null;
+  }
+}
+
+/** Asks homework, knowledge and courses in parallel for start_lesson's optional fields. */
+export async function fetchLessonContext(
+  bus: Bus,
+  log: Logger,
+  timeoutMs: number,
+  q: {
+    user: string;
+    course: string;
+    release: string;
+    lesson: string;
+    previousLesson: string | null;
+    space: string;
+    keys: string[];
+  },
+): Promise<LessonContext> {
+  const [hw, knowledge, reports] = await Promise.all([
+    ask(
+      bus,
+      log,
+      homeworkLessonContext,
+      {
+        user: q.user,
+        course: q.course,
+        release: q.release,
+        lesson: q.lesson,
+        previous_lesson: q.previousLesson,
+        space: q.space,
+      },
+      timeoutMs,
+    ),
+    ask(bus, log, knowledgeLessonHistory, { user: q.user, course: q.course, keys: q.keys }, timeoutMs),
+    ask(bus, log, coursesTakeClosedReports, { user: q.user, course: q.course }, timeoutMs),
+  ]);
+  return {
+    artifactBlocks: hw?.artifact_blocks ?? null,
+    previousHomework: hw?.previous_homework ?? null,
+    notes: knowledge?.notes ?? [],
+    closedReports: reports?.reports ?? null,
+  };
+}
+
+/** The lesson's document sections still empty in the space (homework); empty when homework does not answer. */
+export async function fetchEmptyBlocks(
+  bus: Bus,
+  log: Logger,
+  timeoutMs: number,
+  q: { user: string; course: string; release: string; lesson: string; space: string },
+) {
+  const reply = await ask(bus, log, homeworkEmptyBlocks, q, timeoutMs);
+  return reply?.empty_blocks ?? [];
+}

@@ -1,0 +1,118 @@
+import { LIMITS, refuse } from '@studium/contracts';
+import type { OpenGoal } from './domain/lesson-progress.ts';
+
+/** Refusals of the lesson tools, with the spec's codes and Russian messages. */
+export const refusals = {
+  notYourSession: (session: string) =>
+    refuse('not_your_session', 'Это занятие другого ученика: начните своё через start_lesson', { session }),
+  sessionClosed: (session: string, status: string) =>
+    refuse(
+      'session_closed',
+      status === 'closed'
+        ? 'Занятие уже закрыто: чтобы вернуться к уроку, вызовите start_lesson — он заведёт новое занятие'
+        : 'Занятие брошено: продолжите урок в новом занятии через start_lesson',
+      { session, status },
+    ),
+  courseNotReleased: (course: string) =>
+    refuse(
+      'course_not_released',
+      'Курс не выпущен релизом, и занятия с агентом по нему нет: предложите ученику другой курс',
+      {
+        course,
+      },
+    ),
+  lessonNotInRelease: (course: string, lessonKey: string, release: string) =>
+    refuse(
+      'lesson_not_in_release',
+      'Урок снят из действующего релиза курса: перейдите к следующему уроку, какие уроки есть — course_outline',
+      { course, lesson_key: lessonKey, release },
+    ),
+  lessonNotFound: (lesson: string) =>
+    refuse('lesson_not_found', 'Такого урока нет: возьмите идентификатор урока из course_outline', { lesson }),
+  nothingToStudy: (course?: string) =>
+    refuse(
+      'nothing_to_study',
+      course ? 'В этом курсе незакрытых уроков не осталось' : 'Незакрытых уроков не осталось',
+      course ? { course } : {},
+    ),
+  programOrder: (p: { program: string; course: string; title: string }) =>
+    refuse('program_order', `Курс заперт программой: сначала пройдите курс «${p.title}»`, {
+      program: p.program,
+      previous: { course: p.course, title: p.title },
+    }),
+  unknownChannel: (channel: string) =>
+    refuse('unknown_channel', 'Канал занятия должен быть agent или web', { channel, allowed: ['agent', 'web'] }),
+  webDemoExhausted: (used: number, limit: number) =>
+    refuse('web_demo_exhausted', 'В веб-чате пройдены все пробные уроки: продолжайте занятия со своим агентом', {
+      lessons_used: used,
+      lessons_limit: limit,
+    }),
+  busy: () => refuse('busy', 'Это занятие сейчас меняет другой запрос: повторите вызов один раз'),
+  runArchived: (course: string, lessonKey: string) =>
+    refuse(
+      'run_archived',
+      'Прогресс ученика по курсу сброшен, прохождение в архиве: начните урок заново через start_lesson',
+      {
+        course,
+        lesson_key: lessonKey,
+      },
+    ),
+  goalsOpen: (goals: OpenGoal[]) =>
+    refuse('goals_open', 'Сначала разберите обязательные пункты урока: mark_goal', { goals }),
+  goalUnknown: (goal: string, goals: string[]) =>
+    refuse('goal_unknown', 'В уроке нет такого пункта: возьмите ключ из lesson_map', { goal, goals }),
+  goalRemoved: (goal: string) =>
+    refuse('goal_removed', 'Пункт снят из урока новым релизом курса: пропустите его', { goal }),
+  goalStatusUnknown: (status: string) =>
+    refuse('goal_status_unknown', 'Статус пункта — один из open, done, planned, not_needed', {
+      status,
+      allowed: ['open', 'done', 'planned', 'not_needed'],
+    }),
+  notNeededRequired: (goal: string) =>
+    refuse('not_needed_required', 'Обязательный пункт нельзя отметить not_needed: разберите его или верните open', {
+      goal,
+      allowed: ['open', 'done', 'planned'],
+    }),
+  evidenceRequired: () =>
+    refuse('evidence_required', 'Закрывающей отметке нужно свидетельство: что ученик сделал или сказал'),
+  evidenceTooLong: (length: number) =>
+    refuse('evidence_too_long', 'Свидетельство длиннее 500 знаков: сократите до одной-двух фраз', {
+      limit: LIMITS.evidence,
+      length,
+    }),
+  resumeFromTooLong: (length: number) =>
+    refuse('resume_from_too_long', 'Заметка «с чего продолжить» длиннее 500 знаков: одна фраза, не пересказ', {
+      limit: LIMITS.resumeFrom,
+      length,
+    }),
+  quizNotConfigured: () => refuse('quiz_not_configured', 'У урока нет квиза: закройте урок через complete_lesson'),
+  quizRequired: () =>
+    refuse(
+      'quiz_required',
+      'У урока обязательная проверка знаний: закрыть его можно только сдачей квиза (request_quiz)',
+    ),
+  attemptsExhausted: (used: number) =>
+    refuse('quiz_attempts_exhausted', 'Попытки проверки знаний по уроку кончились', { attempts_used: used }),
+  retryTooSoon: (retryAfter: string) =>
+    refuse('retry_too_soon', 'Пауза между попытками ещё не прошла: пересдать можно с момента retry_after', {
+      retry_after: retryAfter,
+    }),
+  attemptCancelled: (attempt: string, session: string, reason: string) =>
+    refuse(
+      'quiz_attempt_cancelled',
+      reason === 'lesson_removed'
+        ? 'Курс обновился, и урок снят: квиза по нему больше нет — предложите следующий урок'
+        : 'Курс обновился, и попытка аннулирована: скажите ученику, что проверка начнётся заново, и запросите квиз через request_quiz',
+      { attempt, session, reason },
+    ),
+  attemptFinished: (attempt: string) =>
+    refuse('attempt_finished', 'Попытка уже завершена: новую начинает request_quiz', { attempt }),
+  questionMismatch: (question: string) =>
+    refuse('question_mismatch', 'Вопрос не из этой попытки или на него уже ответили', { question }),
+  answerUnknown: (answer: string, options: string[]) =>
+    refuse('answer_unknown', 'Ответ не совпал ни с одним вариантом: передайте id варианта', { answer, options }),
+  studentWordsRequired: () =>
+    refuse('student_words_required', 'Передайте дословно, что ученик написал в ответ на вопрос (student_words)'),
+  invalidPage: (where: string, value: unknown) =>
+    refuse('invalid_page', 'start — целое от 0, limit — целое от 1 до 20', { where, value }),
+};

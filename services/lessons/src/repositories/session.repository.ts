@@ -1,0 +1,143 @@
+import { randomUUID } from 'node:crypto';
+import { type Kysely, sql } from 'kysely';
+import type { Channel, LessonsDb, SessionStatus } from '../db.ts';
+
+type Q = Kysely<LessonsDb>;
+
+const COLUMNS = [
+  'id',
+  'run_id',
+  'user_id',
+  'course',
+  'lesson_key',
+  'space',
+  'organization',
+  'channel',
+  'status',
+  'release',
+  'started_at',
+  'last_activity_at',
+  'closed_at',
+  'signals',
+] as const;
+
+/** A session row. */
+export type Session = NonNullable<Awaited<ReturnType<SessionRepository['find']>>>;
+
+/** Lesson sessions: one run, one space, one channel. */
+export class SessionRepository {
+  constructor(private readonly db: Q) {}
+
+  find(id: string, q: Q = this.db) {
+    return q.selectFrom('sessions').select(COLUMNS).where('id', '=', id).executeTakeFirst();
+  }
+
+  /** The student's latest session (any course), for start_lesson without arguments. */
+  latestOfUser(user: string, q: Q = this.db) {
+    return q
+      .selectFrom('sessions')
+      .select(COLUMNS)
+      .where('user_id', '=', user)
+      .orderBy('last_activity_at', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+  }
+
+  /** The space of the student's latest open session on a course (the course tools' default space). */
+  async spaceOfCourse(user: string, course: string, q: Q = this.db): Promise<string | null> {
+    const row = await q
+      .selectFrom('sessions')
+      .select('space')
+      .where('user_id', '=', user)
+      .where('course', '=', course)
+      .where('status', '=', 'open')
+      .orderBy('last_activity_at', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row?.space ?? null;
+  }
+
+  /** Sessions of a run, oldest first. */
+  ofRun(runId: string, q: Q = this.db) {
+    return q.selectFrom('sessions').select(COLUMNS).where('run_id', '=', runId).orderBy('started_at').execute();
+  }
+
+  /** Whether the student had any session in the course (live runs only), besides `except`. */
+  async anyInCourse(user: string, course: string, except: string | null, q: Q = this.db): Promise<boolean> {
+    let query = q
+      .selectFrom('sessions')
+      .innerJoin('runs', 'runs.id', 'sessions.run_id')
+      .select('sessions.id')
+      .where('sessions.user_id', '=', user)
+      .where('sessions.course', '=', course)
+      .where('runs.archived_at', 'is', null);
+    if (except) query = query.where('sessions.id', '!=', except);
+    const row = await query.limit(1).executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** Distinct lessons the student started in the web chat (its trial lessons). */
+  async webLessons(user: string, q: Q = this.db): Promise<string[]> {
+    const rows = await q
+      .selectFrom('sessions')
+      .select(['course', 'lesson_key'])
+      .distinct()
+      .where('user_id', '=', user)
+      .where('channel', '=', 'web')
+      .execute();
+    return rows.map((r) => `${r.course}.${r.lesson_key}`);
+  }
+
+  async create(
+    q: Q,
+    v: {
+      run: string;
+      user: string;
+      course: string;
+      lessonKey: string;
+      space: string;
+      organization: string | null;
+      channel: Channel;
+      release: string;
+      signals: string[];
+    },
+  ) {
+    return q
+      .insertInto('sessions')
+      .values({
+        id: randomUUID(),
+        run_id: v.run,
+        user_id: v.user,
+        course: v.course,
+        lesson_key: v.lessonKey,
+        space: v.space,
+        organization: v.organization,
+        channel: v.channel,
+        release: v.release,
+        signals: JSON.stringify(v.signals),
+      })
+      .returning(COLUMNS)
+      .executeTakeFirstOrThrow();
+  }
+
+  /** Records activity (and optionally signals said) on a session. */
+  async touch(q: Q, id: string, signals?: string[]) {
+    await q
+      .updateTable('sessions')
+      .set(
+        signals
+          ? { last_activity_at: sql<string>`now()`, signals: JSON.stringify(signals) }
+          : { last_activity_at: sql<string>`now()` },
+      )
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async setStatus(q: Q, id: string, status: Exclude<SessionStatus, 'open'>) {
+    await q
+      .updateTable('sessions')
+      .set({ status, closed_at: sql<string>`now()`, last_activity_at: sql<string>`now()` })
+      .where('id', '=', id)
+      .execute();
+  }
+}

@@ -1,0 +1,57 @@
+import { type CourseAccess, ok, type Principal, type Reply } from '@studium/contracts';
+import { Failure } from '@studium/platform';
+import type { LessonsDeps } from './deps.ts';
+import { refusals } from './refusals.ts';
+import type { LoadedRelease, PlacedLesson } from './releases.ts';
+import type { Session } from './repositories/session.repository.ts';
+
+/** The access check of a course tool (enrollment.course_access). */
+export function checkAccess(
+  deps: Pick<LessonsDeps, 'access'>,
+  user: string,
+  course: string,
+  space: string | null,
+  courseSpace: string | null,
+  fresh = true,
+): Promise<Reply<CourseAccess>> {
+  return deps.access.check({ user, course, space, course_space: courseSpace }, fresh);
+}
+
+/** A session of the caller with its access, the course's active release and the lesson in it. */
+export interface SessionContext {
+  session: Session;
+  access: CourseAccess;
+  active: LoadedRelease;
+  /** The lesson in the active release; null when the release removed it. */
+  placed: PlacedLesson | null;
+}
+
+/**
+ * Loads the caller's session and checks, in the spec's order (`fresh: false` — a granted access
+ * kept a few seconds will do, see AccessCache): the session exists (404 otherwise),
+ * it is the caller's (not_your_session), the course is open to them (access refusals) and
+ * released (course_not_released). The lesson's presence in the release is left to the caller.
+ */
+export async function loadSession(
+  deps: LessonsDeps,
+  principal: Principal | null,
+  sessionId: string,
+  opts: { fresh: boolean } = { fresh: true },
+): Promise<Reply<SessionContext>> {
+  if (!principal) throw new Failure(401, 'no principal');
+  const session = await deps.sessions.find(sessionId);
+  if (!session) throw new Failure(404, `no session ${sessionId}`);
+  if (session.user_id !== principal.user) return refusals.notYourSession(sessionId);
+  const [access, active] = await Promise.all([
+    checkAccess(deps, principal.user, session.course, session.space, session.space, opts.fresh),
+    deps.releases.active(session.course),
+  ]);
+  if (!access.ok) return access;
+  if (!active.ok) return active.error.code === 'course_not_found' ? refusals.courseNotReleased(session.course) : active;
+  return ok({
+    session,
+    access: access.data,
+    active: active.data,
+    placed: active.data.lessons.get(session.lesson_key) ?? null,
+  });
+}
