@@ -3,6 +3,7 @@
 import { execSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { connect as tcp } from 'node:net';
+import { ensureKazakhDictionary } from './ensure-kazakh.ts';
 
 interface Dep {
   name: string;
@@ -94,6 +95,8 @@ export async function ensureServices(): Promise<void> {
     );
     process.exit(1);
   }
+  // Kazakh full-text search of the knowledge base (best effort; see scripts/ensure-kazakh.ts).
+  ensureKazakhDictionary();
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await ensureServices();

@@ -159,6 +159,24 @@ export const CourseCardChanged = z.looseObject({
 });
 export type CourseCardChanged = z.infer<typeof CourseCardChanged>;
 
+/** Subject of knowledge.kb_note_changed. */
+export const KB_NOTE_CHANGED = 'evt.knowledge.kb_note_changed';
+
+/** A knowledge-base note changed (created, edited, moved, renamed, trashed, restored, purged; spec 004). */
+export const KbNoteChanged = z.looseObject({
+  note: z.string(),
+  class: z.string(),
+  /** Project handle; null for memory about the user. */
+  project: z.string().nullable(),
+  space: z.string().nullable(),
+  action: z.string(),
+  version: z.number().int(),
+  by: z.string(),
+  by_kind: z.enum(['human', 'agent']),
+  at: Timestamp,
+});
+export type KbNoteChanged = z.infer<typeof KbNoteChanged>;
+
 /** Catalog of every domain event, keyed `<service>.<event>`. */
 export const events = {
   'courses.course_published': defineEvent('courses', 'course_published', CoursePublished),
@@ -169,6 +187,7 @@ export const events = {
   'enrollment.enrolled': defineEvent('enrollment', 'enrolled', Enrolled),
   'enrollment.subscription_notified': defineEvent('enrollment', 'subscription_notified', SubscriptionNotified),
   'enrollment.user_created': defineEvent('enrollment', 'user_created', UserCreated),
+  'knowledge.kb_note_changed': defineEvent('knowledge', 'kb_note_changed', KbNoteChanged),
 } as const;
 
 /** Key of an event in the catalog. */

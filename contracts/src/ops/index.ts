@@ -1,2 +1,3 @@
 export * from './courses.ts';
 export * from './enrollment.ts';
+export * from './knowledge.ts';
