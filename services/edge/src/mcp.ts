@@ -62,8 +62,9 @@ export function createSurfaceHandler(
     };
     for (const tool of surface.tools) {
       if (only && tool.name !== only) continue;
-      // /kb: a read-scoped token does not see write tools at all (spec 004); calling one is still refused.
-      if (path === '/kb' && caller.principal.scope !== 'write' && !tool.annotations.readOnlyHint) continue;
+      // /kb: a read-scoped token does not see write tools (spec 004); a call naming one is registered
+      // only for that call, so callTool refuses it (403 phrase) and audits it.
+      if (path === '/kb' && caller.principal.scope !== 'write' && !tool.annotations.readOnlyHint && !only) continue;
       if (tool.service === 'edge' && tool.name === 'choose') registerChoose(server, uiSupported);
       else registerContractTool(server, deps, tool, caller);
     }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { KnowledgeDb } from '../db.ts';
 import { handleOf } from '../domain/paths.ts';
 
@@ -26,7 +26,13 @@ export class ProjectRepository {
     await this.db
       .insertInto('projects')
       .values(spaces.map((s) => ({ id: randomUUID(), space: s.name, slug: '', title: s.title })))
-      .onConflict((oc) => oc.columns(['space', 'slug']).doNothing())
+      // A root made by the admin CLI carries the space name as its title until the space's title is known.
+      .onConflict((oc) =>
+        oc
+          .columns(['space', 'slug'])
+          .doUpdateSet({ title: sql`excluded.title` })
+          .where(sql<boolean>`projects.title = projects.space and excluded.title <> projects.title`),
+      )
       .execute();
   }
 
