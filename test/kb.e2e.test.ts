@@ -46,15 +46,19 @@ afterAll(async () => {
   await env?.cleanup();
 });
 
+// Tool replies are checked field by field against the contracts' shapes; `any` keeps the assertions short.
+// biome-ignore lint/suspicious/noExplicitAny: see above
+type Json = Record<string, any>;
+
 async function call(c: AgentClient, name: string, args: Record<string, unknown> = {}) {
-  return data(await c.callTool(name, args)) as Record<string, any>;
+  return data(await c.callTool(name, args)) as Json;
 }
 
 /** The refusal of a tool result (`{ code, message, … }`); fails when the call succeeded. */
 async function refusal(c: AgentClient, name: string, args: Record<string, unknown>) {
   const r: ToolResult = await c.callTool(name, args);
   expect(r.isError, text(r)).toBe(true);
-  const sc = r.structuredContent as { ok: false; error: Record<string, any> } | undefined;
+  const sc = r.structuredContent as { ok: false; error: Json } | undefined;
   if (!sc) throw new Error(`no refusal: ${text(r)}`);
   return sc.error;
 }
@@ -247,5 +251,274 @@ describe('links that resolve, renames and moves that keep them', () => {
       path: 'infra/design',
     });
     expect(recent.items[1]).toMatchObject({ note: ids.s, action: 'trashed', by: { user: 'bob@test', kind: 'agent' } });
+  });
+});
+
+describe('bootstrap, discovery and memory', () => {
+  it('start_session: the profile always, the project index, the delta since the last visit and knownValues', async () => {
+    const p = {
+      user: 'bob@test',
+      full_name: 'Бауыржан',
+      roles: ['Student'],
+      scope: 'write' as const,
+      space: 'personal',
+    };
+    await env.bus.request(remember, p, { kind: 'fact', key: 'role', text: 'тимлид' });
+    const first = await call(bob, 'start_session', { project: 'acme' });
+    expect(first.profile.keys).toEqual({ role: 'тимлид' });
+    expect(first.project).toEqual({ handle: 'acme', title: 'Акме', notes: 0, folders: [] });
+    expect(first.delta).toEqual({ since: null, changes: [] });
+    await call(alice, 'create_note', {
+      project: 'acme',
+      body: '# Регламент\n\nТекст.',
+      path: 'ops/daily',
+      type: 'policy',
+      tags: ['ops'],
+    });
+    const second = await call(bob, 'start_session', { project: 'acme' });
+    expect(second.project).toEqual({ handle: 'acme', title: 'Акме', notes: 1, folders: ['ops'] });
+    expect(typeof second.delta.since).toBe('string');
+    expect(second.delta.changes).toEqual([
+      expect.objectContaining({ title: 'Регламент', action: 'created', by: { user: 'alice@test', kind: 'agent' } }),
+    ]);
+    expect(second.knownValues).toMatchObject({ tags: ['ops'], types: ['policy'] });
+    const third = await call(bob, 'start_session', { project: 'acme' });
+    expect(third.delta.changes).toEqual([]);
+    const bare = await call(bob, 'start_session');
+    expect(bare.project).toBeUndefined();
+    expect(bare.projects.map((x: Json) => x.handle)).toEqual(['acme', 'acme/docs']);
+  });
+
+  it('list_notes pages deterministically and filters by tag', async () => {
+    const made = await call(alice, 'create_notes', {
+      project: 'beta',
+      notes: ['Гамма', 'альфа', 'Бета', 'дельта', 'Ёж'].map((t, i) => ({
+        body: `# ${t}\n\nтекст ${i}`,
+        path: 'list',
+        tags: i % 2 ? ['odd'] : [],
+      })),
+    });
+    expect(made.results.every((r: Json) => r.ok)).toBe(true);
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await call(alice, 'list_notes', {
+        project: 'beta',
+        path: 'list',
+        limit: 2,
+        ...(cursor ? { cursor } : {}),
+      });
+      seen.push(...page.notes.map((n: Json) => n.title));
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
+    expect(seen).toEqual(['альфа', 'Бета', 'Гамма', 'дельта', 'Ёж']);
+    const odd = await call(alice, 'list_notes', { project: 'beta', path: 'list', tag: 'odd' });
+    expect(odd.notes.map((n: Json) => n.title)).toEqual(['альфа', 'дельта']);
+  });
+
+  it('remember_about_user and remember_about_project append under a category of private memory', async () => {
+    const u1 = await call(alice, 'remember_about_user', {
+      category: 'preferences',
+      observation: 'Предпочитает короткие ответы',
+    });
+    const u2 = await call(alice, 'remember_about_user', { category: 'preferences', observation: 'Пишет на казахском' });
+    expect(u2.id).toBe(u1.id);
+    const p1 = await call(alice, 'remember_about_project', { project: 'acme', observation: 'Релизы по четвергам' });
+    expect(p1).toMatchObject({ category: 'general', project: 'acme' });
+    const note = await call(alice, 'get_note', { ref: u1.id });
+    expect(note).toMatchObject({ class: 'agent-memory', project: null });
+    expect(note.content).toContain('Предпочитает короткие ответы');
+    expect(note.content).toContain('Пишет на казахском');
+    const found = await call(alice, 'search', { query: 'короткие ответы' });
+    expect(found.results[0]).toMatchObject({ id: u1.id, class: 'agent-memory', trust: 'untrusted' });
+    expect((await call(bob, 'search', { query: 'короткие ответы' })).results).toEqual([]);
+    expect((await refusal(bob, 'get_note', { ref: u1.id })).code).toBe('noteNotFound');
+    expect((await call(alice, 'list_notes', { project: 'acme' })).notes.map((n: Json) => n.id)).not.toContain(p1.id);
+  });
+
+  it('rename_project: a new handle, the old one still works as an alias', async () => {
+    const r = await call(alice, 'rename_project', { project: 'acme/docs', slug: 'handbook', title: 'Справочник' });
+    expect(r).toEqual({ handle: 'acme/handbook', title: 'Справочник', space: 'acme', aliases: ['acme/docs'] });
+    expect((await call(alice, 'list_notes', { project: 'acme/docs', path: 'infra' })).project).toBe('acme/handbook');
+    expect((await call(bob, 'get_my_projects')).projects.map((p: Json) => p.handle)).toEqual(['acme', 'acme/handbook']);
+  });
+
+  it('create_notes is best effort and link_many is idempotent', async () => {
+    const r = await call(alice, 'create_notes', {
+      project: 'acme',
+      notes: [
+        { body: '# Первый\n\n[[Второй]]' },
+        { body: 'без заголовка' },
+        { body: '# Второй' },
+        { body: '# Первый' },
+      ],
+    });
+    expect(r.results.map((x: Json) => (x.ok ? 'ok' : x.error.code))).toEqual([
+      'ok',
+      'titleMissing',
+      'ok',
+      'titleTaken',
+    ]);
+    const [first, , second] = r.results;
+    const links = [
+      { from: first.id, type: 'next', to: second.id },
+      { from: second.id, type: 'prev', toTitle: 'Первый' },
+    ];
+    const once = await call(alice, 'link_many', {
+      links: [...links, { from: first.id, type: 'x', to: '00000000-0000-4000-8000-000000000000' }],
+    });
+    expect(once.results.map((x: Json) => x.ok)).toEqual([true, true, false]);
+    const twice = await call(alice, 'link_many', { links });
+    expect(twice.results.map((x: Json) => x.link.id)).toEqual(once.results.slice(0, 2).map((x: Json) => x.link.id));
+    const got = await call(alice, 'get_note', { ref: second.id, detailed: true });
+    expect(got.links.incoming.map((l: Json) => l.type).sort()).toEqual(['mentions', 'next']);
+  });
+});
+
+describe('every /kb refusal', () => {
+  let noteId: string;
+  let token: string;
+  let betaNote: string;
+  beforeAll(async () => {
+    const n = await call(alice, 'create_note', { project: 'acme', body: '# Шаблон\n\n## Раздел\n\nповтор повтор\n' });
+    noteId = n.id;
+    token = n.versionToken;
+    betaNote = (await call(alice, 'create_note', { project: 'beta', body: '# В другом пространстве' })).id;
+  });
+
+  it('projectNotFound for an unknown or foreign project', async () => {
+    const cases: Array<[string, Json]> = [
+      ['start_session', { project: 'nope' }],
+      ['list_notes', { project: 'gamma' }],
+      ['recent_activity', { project: 'gamma' }],
+      ['search', { query: 'x', project: 'nope' }],
+      ['get_note', { ref: '[[x]]', project: 'nope' }],
+      ['recall', { topic: 'x', project: 'nope' }],
+      ['create_note', { project: 'gamma', body: '# Чужое' }],
+      ['remember_about_project', { project: 'nope', observation: 'x' }],
+      ['move_folder', { project: 'nope', path: 'a', newParent: '' }],
+      ['rename_folder', { project: 'nope', path: 'a', name: 'b' }],
+      ['rename_project', { project: 'nope', title: 'x' }],
+      ['create_notes', { project: 'gamma', notes: [] }],
+    ];
+    for (const [tool, args] of cases) expect((await refusal(alice, tool, args)).code, tool).toBe('projectNotFound');
+  });
+
+  it('noteNotFound for a missing or invisible note', async () => {
+    const missing = '00000000-0000-4000-8000-000000000000';
+    const cases: Array<[string, Json]> = [
+      ['get_note', { ref: missing }],
+      ['get_note', { ref: '[[Нет такой]]' }],
+      ['edit_note', { id: noteId, versionToken: token, mode: 'append', content: 'x' }],
+      ['delete_note', { id: noteId }],
+      ['link', { from: noteId, type: 'x', to: missing }],
+      ['move_note', { id: noteId, path: 'x' }],
+      ['rename_note', { id: noteId, title: 'x' }],
+    ];
+    for (const [tool, args] of cases) expect((await refusal(carol, tool, args)).code, tool).toBe('noteNotFound');
+    expect((await refusal(alice, 'link', { from: noteId, type: 'x', to: missing })).code).toBe('noteNotFound');
+  });
+
+  it('edit_note: unknownEditMode, sectionNotFound, snippetNotFound, snippetNotUnique, titleMissing, versionConflict — nothing changes', async () => {
+    const base = { id: noteId, versionToken: token };
+    expect(await refusal(alice, 'edit_note', { ...base, mode: 'rewrite', content: 'x' })).toMatchObject({
+      code: 'unknownEditMode',
+    });
+    expect(
+      (await refusal(alice, 'edit_note', { ...base, mode: 'replaceSection', heading: 'Нет', content: 'x' })).code,
+    ).toBe('sectionNotFound');
+    expect((await refusal(alice, 'edit_note', { ...base, mode: 'findReplace', find: 'нет', content: 'x' })).code).toBe(
+      'snippetNotFound',
+    );
+    expect(
+      await refusal(alice, 'edit_note', { ...base, mode: 'findReplace', find: 'повтор', content: 'x' }),
+    ).toMatchObject({
+      code: 'snippetNotUnique',
+      count: 2,
+    });
+    expect((await refusal(alice, 'edit_note', { ...base, mode: 'replace', content: 'без заголовка' })).code).toBe(
+      'titleMissing',
+    );
+    expect(
+      (await refusal(alice, 'edit_note', { ...base, versionToken: 'stale.1', mode: 'append', content: 'x' })).code,
+    ).toBe('versionConflict');
+    const note = await call(alice, 'get_note', { ref: noteId });
+    expect(note.versionToken).toBe(token);
+    const ok = await call(alice, 'edit_note', { ...base, mode: 'findReplace', find: 'повтор повтор', content: '' });
+    expect((await call(alice, 'get_note', { ref: noteId })).content).not.toContain('повтор');
+    expect(ok.versionToken).not.toBe(token);
+  });
+
+  it('create_note and rename_note: titleMissing, titleTaken, invalidPath', async () => {
+    expect((await refusal(alice, 'create_note', { project: 'acme', body: 'нет заголовка' })).code).toBe('titleMissing');
+    expect((await refusal(alice, 'create_note', { project: 'acme', body: '# шаблон' })).code).toBe('titleTaken');
+    expect((await refusal(alice, 'create_note', { project: 'acme', body: '# Путь', path: 'a/../b' })).code).toBe(
+      'invalidPath',
+    );
+    expect((await refusal(alice, 'rename_note', { id: betaNote, title: '  ' })).code).toBe('titleMissing');
+    const other = (await call(alice, 'create_note', { project: 'acme', body: '# Другая' })).id;
+    expect((await refusal(alice, 'rename_note', { id: other, title: 'Шаблон' })).code).toBe('titleTaken');
+    expect((await refusal(alice, 'move_note', { id: other, path: '../x' })).code).toBe('invalidPath');
+    expect((await refusal(alice, 'list_notes', { project: 'acme', path: 'a/./b' })).code).toBe('invalidPath');
+  });
+
+  it('link: crossSpaceLink and linkTargetMissing', async () => {
+    expect((await refusal(alice, 'link', { from: noteId, type: 'relates', to: betaNote })).code).toBe('crossSpaceLink');
+    expect((await refusal(alice, 'link', { from: noteId, type: 'relates' })).code).toBe('linkTargetMissing');
+    expect(
+      (
+        await refusal(alice, 'create_note', {
+          project: 'acme',
+          body: '# Со ссылкой',
+          links: [{ type: 'x', to: betaNote }],
+        })
+      ).code,
+    ).toBe('crossSpaceLink');
+    expect((await refusal(alice, 'get_note', { ref: '[[Со ссылкой]]' })).code).toBe('noteNotFound');
+  });
+
+  it('folders and projects: folderNotFound, invalidPath, handleTaken, invalidHandle', async () => {
+    expect((await refusal(alice, 'move_folder', { project: 'acme', path: 'пусто', newParent: '' })).code).toBe(
+      'folderNotFound',
+    );
+    expect((await refusal(alice, 'move_folder', { project: 'acme', path: 'ops', newParent: 'ops/daily' })).code).toBe(
+      'invalidPath',
+    );
+    expect((await refusal(alice, 'rename_folder', { project: 'acme', path: 'ops', name: 'a/b' })).code).toBe(
+      'invalidPath',
+    );
+    expect((await refusal(alice, 'rename_folder', { project: 'acme', path: 'пусто', name: 'b' })).code).toBe(
+      'folderNotFound',
+    );
+    await knowledge.admin.createProject('acme', 'wiki', 'Вики');
+    expect((await refusal(alice, 'rename_project', { project: 'acme/wiki', slug: 'handbook' })).code).toBe(
+      'handleTaken',
+    );
+    expect((await refusal(alice, 'rename_project', { project: 'acme/wiki', slug: 'Bad Slug' })).code).toBe(
+      'invalidHandle',
+    );
+    expect((await refusal(alice, 'rename_project', { project: 'acme', slug: 'root' })).code).toBe('invalidHandle');
+  });
+
+  it('ambiguousRef, emptyQuery and tooMany', async () => {
+    await call(alice, 'create_note', { project: 'beta', body: '# Общий' });
+    await call(alice, 'create_note', { project: 'acme', body: '# Общий' });
+    const amb = await refusal(alice, 'get_note', { ref: '[[Общий]]' });
+    expect(amb.code).toBe('ambiguousRef');
+    expect(amb.candidates).toHaveLength(2);
+    expect((await call(alice, 'get_note', { ref: '[[Общий]]', project: 'beta' })).project).toBe('beta');
+    expect((await refusal(alice, 'search', { query: '  ' })).code).toBe('emptyQuery');
+    expect((await refusal(alice, 'recall', { topic: '' })).code).toBe('emptyQuery');
+    expect((await refusal(alice, 'remember_about_user', { observation: ' ' })).code).toBe('emptyQuery');
+    expect((await refusal(alice, 'remember_about_project', { project: 'acme', observation: '' })).code).toBe(
+      'emptyQuery',
+    );
+    const many = Array.from({ length: 101 }, (_, i) => ({ body: `# N${i}` }));
+    expect(await refusal(alice, 'create_notes', { project: 'acme', notes: many })).toMatchObject({
+      code: 'tooMany',
+      limit: 100,
+    });
+    const links = Array.from({ length: 201 }, () => ({ from: noteId, type: 'x', toTitle: 'y' }));
+    expect((await refusal(alice, 'link_many', { links })).code).toBe('tooMany');
   });
 });
