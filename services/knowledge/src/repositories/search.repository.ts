@@ -20,6 +20,9 @@ function tsquery(q: string, configs: string[]): RawBuilder<unknown> {
   return sql`(select string_agg(nullif(part, ''), ' | ')::tsquery from unnest(array[${sql.join(parts)}]) as part)`;
 }
 
+/** Below this cosine similarity a vector neighbour is noise, not a match (every note is someone's nearest). */
+export const MIN_COSINE = 0.3;
+
 /** All SQL of search: three ranked id lists (full text, trigram, vector). */
 export class SearchRepository {
   constructor(private readonly db: Kysely<KnowledgeDb>) {}
@@ -46,7 +49,7 @@ export class SearchRepository {
   async vector(v: number[], scope: Scope, limit: number): Promise<string[]> {
     const { rows } = await sql<{ id: string }>`
       select id from notes
-      where embedding is not null and ${scopeSql(scope)}
+      where embedding is not null and ${scopeSql(scope)} and cosine(embedding, ${v}::real[]) >= ${MIN_COSINE}
       order by cosine(embedding, ${v}::real[]) desc, id
       limit ${limit}`.execute(this.db);
     return rows.map((r) => r.id);
