@@ -34,7 +34,7 @@ create table notes (
   version int not null default 1,
   lang text not null default 'simple',
   tsv tsvector not null,
-  search_text text not null,
+  search_text text not null, -- the title (see searchText)
   embedding real[],
   created_by text not null,
   created_kind text not null,

@@ -25,7 +25,7 @@ import {
 } from './handlers/kb/write.ts';
 import { forgetHandler, lessonHistoryHandler, myNotesHandler, rememberHandler } from './handlers/student-notes.ts';
 import type { Kb } from './kb.ts';
-import { setupTextSearch } from './text-search.ts';
+import { setupTextSearch, warmConnections } from './text-search.ts';
 import { Writer } from './writer.ts';
 
 /** Migrations of the knowledge schema. */
@@ -42,6 +42,7 @@ export async function createApp({ bus, nc, database, log, config }: ServiceDeps<
   const cfg = KnowledgeConfig.parse(config ?? {});
   const db = database.db;
   const ts = await setupTextSearch(database.pool, database.schema, log);
+  await warmConnections(database.pool, ts, cfg.WARM_CONNECTIONS);
   const pgvector =
     (await sql<{ n: number }>`select count(*)::int as n from pg_extension where extname = 'vector'`.execute(db)).rows[0]
       .n > 0;

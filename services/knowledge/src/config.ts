@@ -9,6 +9,8 @@ export const KnowledgeConfig = BaseConfig.extend({
   EMBEDDINGS_URL: z.string().default(''),
   EMBEDDINGS_MODEL: z.string().default('text-embedding-3-small'),
   EMBEDDINGS_API_KEY: z.string().default(''),
+  /** Database connections opened and warmed at start (the Kazakh dictionary loads once per connection). */
+  WARM_CONNECTIONS: z.coerce.number().int().min(0).max(10).default(4),
   /** How long a user's memberships (enrollment.whoami) are reused. */
   MEMBERSHIP_TTL_MS: z.coerce.number().int().min(0).default(5_000),
 });

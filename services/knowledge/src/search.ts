@@ -13,6 +13,7 @@ export interface Ranked {
 }
 
 const PER_LIST = 50;
+const FEW = 10;
 
 /**
  * Hybrid search: full text (Russian, Kazakh and simple configurations), trigram similarity and,
@@ -23,10 +24,17 @@ export async function rank(kb: Kb, p: Principal, query: string, projects: Projec
   const scope = { projects: projects.map((x) => x.id), owner: p.user };
   const repo = new SearchRepository(kb.db);
   const modes = ['fts', 'trigram'];
-  const lists = await Promise.all([
-    repo.fullText(query, kb.ts.queryConfigs, scope, PER_LIST),
+  const [all, trigram] = await Promise.all([
+    repo.fullText(query, kb.ts.queryConfigs, scope, PER_LIST, 'all'),
     repo.trigram(query, scope, PER_LIST),
   ]);
+  // Notes with every word of the query rank first; when they are few, notes with some words follow.
+  let fts = all;
+  if (all.length < FEW) {
+    const any = await repo.fullText(query, kb.ts.queryConfigs, scope, PER_LIST, 'any');
+    fts = [...all, ...any.filter((id) => !all.includes(id))];
+  }
+  const lists = [fts, trigram];
   if (kb.embeddings) {
     try {
       const [v] = await kb.embeddings.embed([query]);

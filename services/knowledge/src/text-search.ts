@@ -58,3 +58,19 @@ export async function setupTextSearch(pool: pg.Pool, schema: string, log: Logger
     queryConfigs: kazakh ? ['russian', kk, 'simple'] : ['russian', 'simple'],
   };
 }
+
+/**
+ * PostgreSQL loads an ispell dictionary once per connection (about half a second for hunspell-kk),
+ * at the first use of the configuration. Connections are therefore kept (no idle timeout) and
+ * `connections` of them are opened and warmed at start, so no tool call pays the load.
+ */
+export async function warmConnections(pool: pg.Pool, ts: TextSearch, connections: number): Promise<void> {
+  if (!ts.kazakh) return;
+  (pool as unknown as { options: { idleTimeoutMillis: number } }).options.idleTimeoutMillis = 0;
+  const clients = await Promise.all(Array.from({ length: connections }, () => pool.connect()));
+  try {
+    await Promise.all(clients.map((c) => c.query(`select to_tsvector($1::regconfig, 'бастау')`, [ts.configFor('kk')])));
+  } finally {
+    for (const c of clients) c.release();
+  }
+}

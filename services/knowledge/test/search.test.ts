@@ -100,6 +100,7 @@ describe('search', () => {
       knowledge.app.kb.ts.queryConfigs,
       scope,
       10,
+      'all',
     );
     expect(fts[0]).toBe(ru);
     const r = await find('сервером очередью');
@@ -120,6 +121,7 @@ describe('search', () => {
       knowledge.app.kb.ts.queryConfigs,
       scope,
       10,
+      'all',
     );
     expect(fts).toEqual([kk]);
     expect((await find('мектепте оқушылар')).results[0].id).toBe(kk);

@@ -89,16 +89,15 @@ export class LinkRepository {
       .execute() as Promise<LinkRow[]>;
   }
 
-  /** Neighbours of a set of notes over resolved links, both ways. */
+  /** Neighbours of a set of notes over resolved links, both ways (two index lookups, not one OR scan). */
   async neighbours(ids: string[]): Promise<Array<{ from: string; to: string; type: string }>> {
     if (!ids.length) return [];
-    return this.db
-      .selectFrom('links')
-      .select(['from_note as from', 'to_note as to', 'type'])
-      .where('to_note', 'is not', null)
-      .where((eb) => eb.or([eb('from_note', 'in', ids), eb('to_note', 'in', ids)]))
-      .orderBy('created_at')
-      .execute() as Promise<Array<{ from: string; to: string; type: string }>>;
+    const { rows } = await sql<{ from: string; to: string; type: string }>`
+      select from_note as "from", to_note as "to", type, created_at from links where from_note = any(${ids}::uuid[]) and to_note is not null
+      union
+      select from_note, to_note, type, created_at from links where to_note = any(${ids}::uuid[])
+      order by created_at`.execute(this.db);
+    return rows;
   }
 }
 

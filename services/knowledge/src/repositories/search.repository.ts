@@ -14,11 +14,21 @@ function scopeSql(s: Scope): RawBuilder<boolean> {
     or (class = 'agent-memory' and owner = ${s.owner} and (project is null or project = any(${projects}::uuid[]))))`;
 }
 
-/** The query parsed with each configuration, its words OR-ed (ranking rewards notes with more of them). */
-function tsquery(q: string, configs: string[]): RawBuilder<unknown> {
-  const parts = configs.map((c) => sql`replace(plainto_tsquery(${c}::regconfig, ${q})::text, ' & ', ' | ')`);
-  return sql`(select string_agg(nullif(part, ''), ' | ')::tsquery from unnest(array[${sql.join(parts)}]) as part)`;
+/**
+ * The query parsed with each configuration and OR-ed across them (a query matches notes of any
+ * language); within one configuration its words are AND-ed (`all`) or OR-ed (`any`).
+ */
+function tsquery(q: string, configs: string[], mode: 'all' | 'any'): RawBuilder<unknown> {
+  const parts = configs.map((c) =>
+    mode === 'all'
+      ? sql`plainto_tsquery(${c}::regconfig, ${q})::text`
+      : sql`replace(plainto_tsquery(${c}::regconfig, ${q})::text, ' & ', ' | ')`,
+  );
+  return sql`(select string_agg('(' || part || ')', ' | ')::tsquery from unnest(array[${sql.join(parts)}]) as part where part <> '')`;
 }
+
+/** At most this many full-text matches are ranked (a word in half the notes must not rank them all). */
+export const RANK_CANDIDATES = 1000;
 
 /** Below this cosine similarity a vector neighbour is noise, not a match (every note is someone's nearest). */
 export const MIN_COSINE = 0.3;
@@ -27,12 +37,15 @@ export const MIN_COSINE = 0.3;
 export class SearchRepository {
   constructor(private readonly db: Kysely<KnowledgeDb>) {}
 
-  async fullText(q: string, configs: string[], scope: Scope, limit: number): Promise<string[]> {
+  async fullText(q: string, configs: string[], scope: Scope, limit: number, mode: 'all' | 'any'): Promise<string[]> {
     const { rows } = await sql<{ id: string }>`
-      with q as (select ${tsquery(q, configs)} as query)
-      select n.id from notes n, q
-      where q.query is not null and n.tsv @@ q.query and ${scopeSql(scope)}
-      order by ts_rank_cd(n.tsv, q.query) desc, n.updated_at desc, n.id
+      with q as (select ${tsquery(q, configs, mode)} as query),
+      hits as (
+        select n.id, n.tsv, n.updated_at from notes n, q
+        where q.query is not null and n.tsv @@ q.query and ${scopeSql(scope)}
+        limit ${RANK_CANDIDATES})
+      select hits.id from hits, q
+      order by ts_rank(hits.tsv, q.query) desc, hits.updated_at desc, hits.id
       limit ${limit}`.execute(this.db);
     return rows.map((r) => r.id);
   }
@@ -40,7 +53,7 @@ export class SearchRepository {
   async trigram(q: string, scope: Scope, limit: number): Promise<string[]> {
     const { rows } = await sql<{ id: string }>`
       select id from notes
-      where ${q} <% search_text and ${scopeSql(scope)}
+      where search_text %> ${q} and ${scopeSql(scope)}
       order by word_similarity(${q}, search_text) desc, id
       limit ${limit}`.execute(this.db);
     return rows.map((r) => r.id);
