@@ -33,7 +33,13 @@ const USAGE = `studium admin CLI
   release build <map-dir> [--out FILE]             validate a course map and build its release (digest, warnings)
   release publish <map-dir|release.json> [--attach <course id>]
                                                    publish the release to the courses service
+  kb …                                             the knowledge base: projects, trash, restore, purge (kb --help)
 `;
+
+if (process.argv[2] === 'kb') {
+  const { main } = await import('./kb-cli.ts');
+  process.exit(await main(process.argv.slice(3)));
+}
 
 if (process.argv[2] === 'release') {
   // The release pipeline has its own flags; hand it the raw arguments.
