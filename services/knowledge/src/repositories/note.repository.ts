@@ -99,6 +99,13 @@ export class NoteRepository {
     >;
   }
 
+  /** Notes by id, in no particular order (missing ids are left out). */
+  async many(ids: string[]): Promise<NoteRow[]> {
+    const valid = [...new Set(ids.filter(isUuid))];
+    if (!valid.length) return [];
+    return this.db.selectFrom('notes').select(NOTE_COLUMNS).where('id', 'in', valid).execute() as Promise<NoteRow[]>;
+  }
+
   /** Locks a note row for a change. */
   async lock(id: string): Promise<NoteRow | undefined> {
     if (!isUuid(id)) return undefined;

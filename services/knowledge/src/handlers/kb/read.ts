@@ -121,11 +121,14 @@ export function recallHandler(kb: Kb) {
     const links = new LinkRepository(kb.db);
     for (let d = 1; d <= depth && frontier.length; d++) {
       const edges = await links.neighbours(frontier);
+      const pairs = edges.map((e) => (frontier.includes(e.from) ? [e.from, e.to] : [e.to, e.from]));
+      const fetched = new Map(
+        (await repo.many(pairs.map(([, dst]) => dst).filter((id) => !cands.has(id)))).map((n) => [n.id, n]),
+      );
       const next: string[] = [];
-      for (const e of edges) {
-        const [src, dst] = frontier.includes(e.from) ? [e.from, e.to] : [e.to, e.from];
+      for (const [src, dst] of pairs) {
         if (cands.has(dst)) continue;
-        const n = await repo.get(dst);
+        const n = fetched.get(dst);
         if (!n || n.deleted_at || !visible(n)) continue;
         cands.set(dst, { note: n, score: (cands.get(src)?.score ?? 0) / 2, relation: 'neighbour', via: src });
         next.push(dst);
