@@ -1,5 +1,4 @@
 import { type App, type ServiceDeps, startRelay } from '@studium/platform';
-import { sql } from 'kysely';
 import { Access } from './access.ts';
 import { KnowledgeConfig } from './config.ts';
 import type { KnowledgeDb } from './db.ts';
@@ -26,6 +25,7 @@ import {
 import { forgetHandler, lessonHistoryHandler, myNotesHandler, rememberHandler } from './handlers/student-notes.ts';
 import type { Kb } from './kb.ts';
 import { setupTextSearch, warmConnections } from './text-search.ts';
+import { setupVectorStore } from './vector-store.ts';
 import { Writer } from './writer.ts';
 
 /** Migrations of the knowledge schema. */
@@ -43,11 +43,9 @@ export async function createApp({ bus, nc, database, log, config }: ServiceDeps<
   const db = database.db;
   const ts = await setupTextSearch(database.pool, database.schema, log);
   await warmConnections(database.pool, ts, cfg.WARM_CONNECTIONS);
-  const pgvector =
-    (await sql<{ n: number }>`select count(*)::int as n from pg_extension where extname = 'vector'`.execute(db)).rows[0]
-      .n > 0;
+  const pgvector = await setupVectorStore(database.pool, database.schema, log);
   const embeddings = createEmbeddings(cfg);
-  const writer = new Writer(db, ts, embeddings, log);
+  const writer = new Writer(db, ts, embeddings, log, pgvector);
   const kb: Kb = { db, access: new Access(bus, db, cfg.MEMBERSHIP_TTL_MS), writer, ts, embeddings, log, pgvector };
   const relay = await startRelay({ nc, pool: database.pool, schema: database.schema, prefix: bus.prefix, log });
   const service = await bus.serve('knowledge', [

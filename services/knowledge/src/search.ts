@@ -38,7 +38,7 @@ export async function rank(kb: Kb, p: Principal, query: string, projects: Projec
   if (kb.embeddings) {
     try {
       const [v] = await kb.embeddings.embed([query]);
-      lists.push(await repo.vector(v, scope, PER_LIST));
+      lists.push(await repo.vector(v, scope, PER_LIST, kb.pgvector));
       modes.push('vector');
     } catch (err) {
       kb.log.warn({ err: (err as Error).message }, 'query embedding failed; searching by text');

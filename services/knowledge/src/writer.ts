@@ -13,6 +13,7 @@ import { LinkRepository, type linkView } from './repositories/link.repository.ts
 import { NoteRepository, type NoteRow } from './repositories/note.repository.ts';
 import type { ProjectRow } from './repositories/project.repository.ts';
 import type { TextSearch } from './text-search.ts';
+import { vectorLiteral } from './vector-store.ts';
 
 /** Who makes a change: an agent through a tool, or a person through the CLI or the HTTP route. */
 export interface Actor {
@@ -59,6 +60,7 @@ export class Writer {
     private readonly ts: TextSearch,
     private readonly embeddings: Embeddings | null,
     private readonly log: Logger,
+    private readonly pgvector = false,
   ) {}
 
   transaction<T>(fn: (r: Repos, trx: Transaction<KnowledgeDb>) => Promise<T>): Promise<T> {
@@ -311,6 +313,11 @@ export class Writer {
       if (!n) return;
       const [v] = await this.embeddings.embed([embeddingText(n.title, n.body)]);
       await sql`update notes set embedding = ${v}::real[] where id = ${id} and version = ${n.version}`.execute(this.db);
+      if (this.pgvector) {
+        await sql`update notes set embedding_vec = ${vectorLiteral(v)}::vector where id = ${id} and version = ${n.version}`.execute(
+          this.db,
+        );
+      }
     } catch (err) {
       this.log.warn({ err: (err as Error).message, note: id }, 'embedding failed; the note stays searchable by text');
     }

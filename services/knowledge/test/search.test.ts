@@ -134,6 +134,10 @@ describe('search', () => {
   });
 
   it('semantic similarity finds a synonym, fused with RRF into scores that can be told apart', async () => {
+    const available = await knowledge.database.pool.query(
+      `select 1 from pg_available_extensions where name = 'vector'`,
+    );
+    expect(knowledge.app.kb.pgvector).toBe((available.rowCount ?? 0) > 0);
     const r = await find('машина');
     expect(r.modes).toEqual(['fts', 'trigram', 'vector']);
     expect(r.results[0].id).toBe(car);

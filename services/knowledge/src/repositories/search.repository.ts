@@ -1,5 +1,6 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { KnowledgeDb } from '../db.ts';
+import { vectorLiteral } from '../vector-store.ts';
 
 /** Which notes a search may return: shared notes of the projects, and the owner's memory. */
 export interface Scope {
@@ -59,12 +60,20 @@ export class SearchRepository {
     return rows.map((r) => r.id);
   }
 
-  async vector(v: number[], scope: Scope, limit: number): Promise<string[]> {
-    const { rows } = await sql<{ id: string }>`
-      select id from notes
-      where embedding is not null and ${scopeSql(scope)} and cosine(embedding, ${v}::real[]) >= ${MIN_COSINE}
-      order by cosine(embedding, ${v}::real[]) desc, id
-      limit ${limit}`.execute(this.db);
+  /** Nearest notes by cosine similarity: pgvector's operator when the column exists, else the SQL function. */
+  async vector(v: number[], scope: Scope, limit: number, pgvector = false): Promise<string[]> {
+    const { rows } = pgvector
+      ? await sql<{ id: string }>`
+          select id from notes
+          where embedding_vec is not null and ${scopeSql(scope)}
+            and 1 - (embedding_vec <=> ${vectorLiteral(v)}::vector) >= ${MIN_COSINE}
+          order by embedding_vec <=> ${vectorLiteral(v)}::vector, id
+          limit ${limit}`.execute(this.db)
+      : await sql<{ id: string }>`
+          select id from notes
+          where embedding is not null and ${scopeSql(scope)} and cosine(embedding, ${v}::real[]) >= ${MIN_COSINE}
+          order by cosine(embedding, ${v}::real[]) desc, id
+          limit ${limit}`.execute(this.db);
     return rows.map((r) => r.id);
   }
 }
