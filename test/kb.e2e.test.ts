@@ -233,6 +233,20 @@ describe('links that resolve, renames and moves that keep them', () => {
     expect(revisions.map((r) => r.action)).toEqual(['created', 'moved', 'moved', 'edited', 'edited']);
   });
 
+  it('two edits racing with the same token: exactly one lands, the other gets versionConflict', async () => {
+    const seen = await call(alice, 'get_note', { ref: ids.a });
+    const edit = (c: AgentClient, content: string) =>
+      c.callTool('edit_note', { id: ids.a, versionToken: seen.versionToken, mode: 'append', content });
+    const results = await Promise.all([edit(alice, 'Строка Алии.'), edit(bob, 'Строка Бауыржана.')]);
+    expect(results.filter((r) => !r.isError)).toHaveLength(1);
+    const lost = results.find((r) => r.isError);
+    expect((lost?.structuredContent as Json).error.code).toBe('versionConflict');
+    const after = await call(alice, 'get_note', { ref: ids.a });
+    expect(
+      [after.content.includes('Строка Алии.'), after.content.includes('Строка Бауыржана.')].filter(Boolean),
+    ).toHaveLength(1);
+  });
+
   it('delete_note moves to the trash; only a person restores', async () => {
     expect(await call(bob, 'delete_note', { id: ids.s })).toEqual({ id: ids.s, title: 'Хранилище', trashed: true });
     expect((await refusal(alice, 'get_note', { ref: ids.s })).code).toBe('noteNotFound');
