@@ -240,7 +240,8 @@ describe('links that resolve, renames and moves that keep them', () => {
     const results = await Promise.all([edit(alice, 'Строка Алии.'), edit(bob, 'Строка Бауыржана.')]);
     expect(results.filter((r) => !r.isError)).toHaveLength(1);
     const lost = results.find((r) => r.isError);
-    expect((lost?.structuredContent as Json).error.code).toBe('versionConflict');
+    if (!lost) throw new Error('both edits landed');
+    expect((lost.structuredContent as Json).error.code).toBe('versionConflict');
     const after = await call(alice, 'get_note', { ref: ids.a });
     expect(
       [after.content.includes('Строка Алии.'), after.content.includes('Строка Бауыржана.')].filter(Boolean),
