@@ -65,9 +65,13 @@ describe('remember', () => {
     expect(notes.ok && notes.data.facts.map((f) => f.key)).toEqual(['role']);
   });
 
-  it('refuses an empty key', async () => {
+  it('refuses an empty key and an empty text', async () => {
     const r = await env.bus.request(remember, anna, { kind: 'fact', key: '  ', text: 'x' });
     expect(r).toMatchObject({ ok: false, error: { code: 'note_key_required' } });
+    const t = await env.bus.request(remember, anna, { kind: 'fact', key: 'goal', text: ' ' });
+    expect(t).toMatchObject({ ok: false, error: { code: 'note_text_required' } });
+    const notes = await env.bus.request(my_notes, anna, {});
+    expect(notes.ok && notes.data.facts.map((f) => f.key)).toEqual(['role']);
   });
 
   it('refuses a project or an observation without a session', async () => {

@@ -24,7 +24,6 @@ export const KB_REFUSALS = {
   ambiguousRef: 'ambiguousRef',
   emptyQuery: 'emptyQuery',
   tooMany: 'tooMany',
-  readOnlyToken: 'readOnlyToken',
 } as const;
 export type KbRefusal = keyof typeof KB_REFUSALS;
 
