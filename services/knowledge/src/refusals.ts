@@ -67,3 +67,32 @@ export function invalidPath(path: string) {
 export function emptyText(field: string) {
   return refuse('emptyQuery', `${field} бос болмауы керек`, { field });
 }
+
+/** A refusal raised inside a transaction to roll it back. */
+export class Refused extends Error {
+  constructor(readonly reply: ReturnType<typeof refuse>) {
+    super(reply.error.code);
+  }
+}
+
+export function editRefusal(
+  code: 'sectionNotFound' | 'snippetNotFound' | 'snippetNotUnique' | 'unknownEditMode',
+  count?: number,
+) {
+  switch (code) {
+    case 'sectionNotFound':
+      return refuse(code, 'Мұндай тақырыпты бөлім жоқ: get_note detailed жауабындағы outline-нан алыңыз');
+    case 'snippetNotFound':
+      return refuse(code, 'find сниппеті жазбада жоқ: мәтінді get_note-тан дәл көшіріңіз', { count: count ?? 0 });
+    case 'snippetNotUnique':
+      return refuse(code, 'find сниппеті бірнеше рет кездеседі: бірегей болатындай ұзартыңыз', { count });
+    case 'unknownEditMode':
+      return refuse(code, 'mode: append, prepend, replace, replaceSection немесе findReplace', {
+        allowed: ['append', 'prepend', 'replace', 'replaceSection', 'findReplace'],
+      });
+    default: {
+      const never: never = code;
+      return never;
+    }
+  }
+}

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { KB_NOTE_CHANGED, type KbNoteChanged, ok, refuse } from '@studium/contracts';
+import { KB_NOTE_CHANGED, type KbNoteChanged, ok, type refuse } from '@studium/contracts';
 import { addEvent, type Logger } from '@studium/platform';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { KnowledgeDb } from './db.ts';
@@ -7,7 +7,15 @@ import { detectLanguage } from './domain/language.ts';
 import { applyEdit, titleKey, titleOf, wikiLinks } from './domain/markdown.ts';
 import { normalisePath } from './domain/paths.ts';
 import { type Embeddings, embeddingText } from './embeddings.ts';
-import { invalidPath, noteNotFound, titleMissing, titleTaken, versionConflict } from './refusals.ts';
+import {
+  editRefusal,
+  invalidPath,
+  noteNotFound,
+  Refused,
+  titleMissing,
+  titleTaken,
+  versionConflict,
+} from './refusals.ts';
 import { ActivityRepository } from './repositories/activity.repository.ts';
 import { LinkRepository, type linkView } from './repositories/link.repository.ts';
 import { NoteRepository, type NoteRow } from './repositories/note.repository.ts';
@@ -324,31 +332,4 @@ export class Writer {
   }
 }
 
-/** A refusal raised inside a transaction to roll it back. */
-export class Refused extends Error {
-  constructor(readonly reply: ReturnType<typeof refuse>) {
-    super(reply.error.code);
-  }
-}
-
-function editRefusal(
-  code: 'sectionNotFound' | 'snippetNotFound' | 'snippetNotUnique' | 'unknownEditMode',
-  count?: number,
-) {
-  switch (code) {
-    case 'sectionNotFound':
-      return refuse(code, 'Мұндай тақырыпты бөлім жоқ: get_note detailed жауабындағы outline-нан алыңыз');
-    case 'snippetNotFound':
-      return refuse(code, 'find сниппеті жазбада жоқ: мәтінді get_note-тан дәл көшіріңіз', { count: count ?? 0 });
-    case 'snippetNotUnique':
-      return refuse(code, 'find сниппеті бірнеше рет кездеседі: бірегей болатындай ұзартыңыз', { count });
-    case 'unknownEditMode':
-      return refuse(code, 'mode: append, prepend, replace, replaceSection немесе findReplace', {
-        allowed: ['append', 'prepend', 'replace', 'replaceSection', 'findReplace'],
-      });
-    default: {
-      const never: never = code;
-      return never;
-    }
-  }
-}
+export { Refused };
