@@ -51,7 +51,13 @@ const USAGE = `studium admin CLI
 Dates are ISO-8601: 2030-01-31 (midnight UTC), 2030-01-31T18:00 (UTC) or 2030-01-31T18:00:00+05:00.
 Users, organizations, programs and roles must exist; course ids must be in enrollment's catalog
 (built from the courses service's events), and an assigned course must be published.
+  kb …                                             the knowledge base: projects, trash, restore, purge (kb --help)
 `;
+
+if (process.argv[2] === 'kb') {
+  const { main } = await import('./kb-cli.ts');
+  process.exit(await main(process.argv.slice(3)));
+}
 
 if (process.argv[2] === 'release') {
   // The release pipeline has its own flags; hand it the raw arguments.

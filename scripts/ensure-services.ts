@@ -4,6 +4,7 @@ import { execSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { connect as tcp } from 'node:net';
 import { ensureChromium } from './ensure-chromium.ts';
+import { ensureKazakhDictionary } from './ensure-kazakh.ts';
 
 interface Dep {
   name: string;
@@ -95,6 +96,8 @@ export async function ensureServices(): Promise<void> {
     );
     process.exit(1);
   }
+  // Kazakh full-text search of the knowledge base (best effort; see scripts/ensure-kazakh.ts).
+  ensureKazakhDictionary();
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

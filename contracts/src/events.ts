@@ -308,6 +308,23 @@ export const DocumentUpdated = z.looseObject({
   at: Timestamp,
 });
 export type DocumentUpdated = z.infer<typeof DocumentUpdated>;
+/** Subject of knowledge.kb_note_changed. */
+export const KB_NOTE_CHANGED = 'evt.knowledge.kb_note_changed';
+
+/** A knowledge-base note changed (created, edited, moved, renamed, trashed, restored, purged; spec 004). */
+export const KbNoteChanged = z.looseObject({
+  note: z.string(),
+  class: z.string(),
+  /** Project handle; null for memory about the user. */
+  project: z.string().nullable(),
+  space: z.string().nullable(),
+  action: z.string(),
+  version: z.number().int(),
+  by: z.string(),
+  by_kind: z.enum(['human', 'agent']),
+  at: Timestamp,
+});
+export type KbNoteChanged = z.infer<typeof KbNoteChanged>;
 
 /** Catalog of every domain event, keyed `<service>.<event>`. */
 export const events = {
@@ -333,6 +350,7 @@ export const events = {
   'homework.accepted': defineEvent('homework', 'accepted', HomeworkChanged),
   'homework.acceptance_cancelled': defineEvent('homework', 'acceptance_cancelled', HomeworkChanged),
   'homework.document_updated': defineEvent('homework', 'document_updated', DocumentUpdated),
+  'knowledge.kb_note_changed': defineEvent('knowledge', 'kb_note_changed', KbNoteChanged),
 } as const;
 
 /** Key of an event in the catalog. */

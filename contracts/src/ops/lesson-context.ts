@@ -53,26 +53,7 @@ export const homeworkEmptyBlocks = defineOperation({
   output: z.object({ empty_blocks: z.array(BlockRef) }),
 });
 
-/** A note about the student as start_lesson's history carries it. */
-export const HistoryNote = z.object({
-  key: z.string(),
-  kind: z.enum(['fact', 'project', 'observation']),
-  text: z.string(),
-  course: z.string().nullable(),
-  updated_at: z.string(),
-});
-export type HistoryNote = z.infer<typeof HistoryNote>;
-
-/**
- * start_lesson → knowledge: notes about the student for this course — the facts (any course), and
- * the project and observation notes of this course; those whose keys are in `keys` (the course
- * frame's learn_about_student keys) first, then the free keys, newest first.
- */
-export const knowledgeLessonHistory = defineOperation({
-  subject: 'knowledge.lesson_history',
-  input: z.object({ user: z.string(), course: z.string(), keys: z.array(z.string()) }),
-  output: z.object({ notes: z.array(HistoryNote) }),
-});
+/** start_lesson → knowledge: the notes of start_lesson's history — `lessonHistory` in knowledge.ts. */
 
 /**
  * start_lesson → courses: the student's reports on this course that the authors closed (fixed,

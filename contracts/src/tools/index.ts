@@ -170,3 +170,6 @@ export const curatorTools = [
 
 /** Every tool contract, student first. */
 export const allTools: readonly ToolContract[] = [...studentTools, ...curatorTools];
+
+// The /kb set of spec 004 (knowledge service).
+export * from './kb/index.ts';

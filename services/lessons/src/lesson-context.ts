@@ -3,8 +3,8 @@ import {
   type HistoryNote,
   homeworkEmptyBlocks,
   homeworkLessonContext,
-  knowledgeLessonHistory,
   type LessonArtifactBlock,
+  lessonHistory,
   type Operation,
   type OutputOf,
 } from '@studium/contracts';
@@ -66,7 +66,7 @@ export async function fetchLessonContext(
       },
       timeoutMs,
     ),
-    ask(bus, log, knowledgeLessonHistory, { user: q.user, course: q.course, keys: q.keys }, timeoutMs),
+    ask(bus, log, lessonHistory, { user: q.user, course: q.course, keys: q.keys }, timeoutMs),
     ask(bus, log, coursesTakeClosedReports, { user: q.user, course: q.course }, timeoutMs),
   ]);
   return {

@@ -1,0 +1,130 @@
+import {
+  forget,
+  lessonHistory,
+  my_notes,
+  NOTE_KINDS,
+  ok,
+  PROFILE_KEYS,
+  refuse,
+  remember,
+  sessionCourse,
+} from '@studium/contracts';
+import { type Bus, type CallContext, endpoint, Failure } from '@studium/platform';
+import type { Kysely } from 'kysely';
+import type { KnowledgeDb } from '../db.ts';
+import { noteView, orderByKeys } from '../domain/student-notes.ts';
+import { studentNoteNotFound } from '../refusals.ts';
+import { StudentNoteRepository } from '../repositories/student-note.repository.ts';
+
+function caller(ctx: CallContext) {
+  if (!ctx.principal) throw new Failure(401, 'no principal');
+  return ctx.principal;
+}
+
+/** remember: a fact (every course) or a project/observation note (the session's course); a key replaces. */
+export function rememberHandler(db: Kysely<KnowledgeDb>, bus: Bus, noteLimit: number) {
+  return endpoint(remember, async (args, ctx) => {
+    const who = caller(ctx);
+    const kind = args.kind.trim();
+    if (!(NOTE_KINDS as readonly string[]).includes(kind)) {
+      return refuse('unknown_note_kind', 'Вид заметки — fact, project или observation', {
+        kind: args.kind,
+        allowed: NOTE_KINDS,
+      });
+    }
+    const key = args.key.trim();
+    if (!key) return refuse('note_key_required', 'Нужен ключ заметки, например role или pace', {});
+    const text = args.text.trim();
+    if (!text) return refuse('note_text_required', 'Пустая заметка: передайте text', {});
+    let course = '';
+    let courseTitle = '';
+    let objectives: unknown;
+    if (kind !== 'fact') {
+      if (!args.session) {
+        return refuse(
+          'not_your_session',
+          'Для проекта и наблюдения нужен session — идентификатор занятия из start_lesson',
+          {},
+        );
+      }
+      const found = await bus.request(sessionCourse, null, { session: args.session, user: who.user });
+      if (!found.ok || !found.data.found) {
+        return refuse('not_your_session', 'Занятие не найдено или принадлежит другому ученику', {
+          session: args.session,
+        });
+      }
+      course = found.data.course;
+      courseTitle = found.data.course_title;
+      if (found.data.open) objectives = found.data.objectives;
+    }
+    return db.transaction().execute(async (trx) => {
+      const repo = new StudentNoteRepository(trx);
+      await repo.lockSet(who.user, course);
+      const exempt = kind === 'fact' ? PROFILE_KEYS : [];
+      const isNew = !(await repo.exists(who.user, course, key));
+      if (isNew && !(exempt as readonly string[]).includes(key)) {
+        const used = await repo.countKeys(who.user, course, exempt);
+        if (used >= noteLimit) {
+          return refuse(
+            'note_limit_reached',
+            'Ключей заметок уже предельно много: пишите по существующим ключам (они замещаются) или удалите лишнее через forget',
+            { limit: noteLimit },
+          );
+        }
+      }
+      await repo.upsert(who.user, { key, kind: kind as 'fact', course, text, course_title: courseTitle });
+      return ok({ key, kind, ...(objectives ? { objectives } : {}) } as { key: string; kind: string });
+    });
+  });
+}
+
+/** forget: deletes a fact (no course) or a project/observation note of the course. */
+export function forgetHandler(db: Kysely<KnowledgeDb>) {
+  return endpoint(forget, async (args, ctx) => {
+    const who = caller(ctx);
+    const key = args.key.trim();
+    const course = args.course?.trim() || '';
+    const kind = await new StudentNoteRepository(db).delete(who.user, course, key);
+    if (!kind) return studentNoteNotFound(key, course || null);
+    return ok({ key, kind, course: course || null });
+  });
+}
+
+/** my_notes: facts; with course also its observations, project and projects of other courses while it has none. */
+export function myNotesHandler(db: Kysely<KnowledgeDb>) {
+  return endpoint(my_notes, async (args, ctx) => {
+    const who = caller(ctx);
+    const repo = new StudentNoteRepository(db);
+    const facts = orderByKeys(await repo.facts(who.user), PROFILE_KEYS).map(noteView);
+    const course = args.course?.trim();
+    if (!course) return ok({ facts });
+    const own = await repo.ofCourse(who.user, course);
+    const project = own.filter((n) => n.kind === 'project').map(noteView);
+    const observations = own.filter((n) => n.kind === 'observation').map(noteView);
+    const elsewhere = project.length
+      ? []
+      : (await repo.projectsElsewhere(who.user, course)).map((n) => ({
+          ...noteView(n),
+          course: n.course,
+          course_title: n.course_title,
+        }));
+    return ok({ facts, observations, project, projects_elsewhere: elsewhere });
+  });
+}
+
+/** knowledge.lesson_history: facts and the course's notes, frame keys first (see the contract). */
+export function lessonHistoryHandler(db: Kysely<KnowledgeDb>) {
+  return endpoint(lessonHistory, async (args) => {
+    const repo = new StudentNoteRepository(db);
+    const frame = new Set(args.keys);
+    const tag = (n: Awaited<ReturnType<StudentNoteRepository['facts']>>[number]) => ({
+      ...noteView(n),
+      kind: n.kind,
+      course: n.course || null,
+      frame: frame.has(n.key),
+    });
+    const facts = orderByKeys(await repo.facts(args.user), args.keys).map(tag);
+    const course = orderByKeys(await repo.ofCourse(args.user, args.course), args.keys).map(tag);
+    return ok({ notes: [...facts, ...course] });
+  });
+}

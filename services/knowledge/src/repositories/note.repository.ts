@@ -1,0 +1,281 @@
+import { type Kysely, sql } from 'kysely';
+import type { KnowledgeDb } from '../db.ts';
+import { titleKey } from '../domain/markdown.ts';
+
+/** A note as the service reads it (no tsv, no embedding). */
+export interface NoteRow {
+  id: string;
+  project: string | null;
+  class: 'user-doc' | 'agent-memory';
+  owner: string | null;
+  category: string | null;
+  folder: string;
+  title: string;
+  body: string;
+  type: string | null;
+  tags: string[];
+  frontmatter: Record<string, unknown>;
+  version: number;
+  created_by: string;
+  created_kind: string;
+  created_at: string;
+  updated_by: string;
+  updated_kind: string;
+  updated_at: string;
+  deleted_at: string | null;
+}
+
+export const NOTE_COLUMNS = [
+  'id',
+  'project',
+  'class',
+  'owner',
+  'category',
+  'folder',
+  'title',
+  'body',
+  'type',
+  'tags',
+  'frontmatter',
+  'version',
+  'created_by',
+  'created_kind',
+  'created_at',
+  'updated_by',
+  'updated_kind',
+  'updated_at',
+  'deleted_at',
+] as const;
+
+/** Text of a note that search indexes: title weighs more than the body. */
+function tsvOf(cfg: string, title: string, body: string) {
+  return sql`setweight(to_tsvector(${cfg}::regconfig, ${title}), 'A') || setweight(to_tsvector(${cfg}::regconfig, ${body}), 'B')`;
+}
+
+/**
+ * The text trigram similarity looks at: the title (what typos in a query usually aim at; the body
+ * is left to full text, where a trigram scan of long texts would cost a full table read).
+ */
+export function searchText(title: string, _body: string): string {
+  return title;
+}
+
+/** A new note's values. */
+export interface NewNote {
+  id: string;
+  project: string | null;
+  class: 'user-doc' | 'agent-memory';
+  owner: string | null;
+  category: string | null;
+  folder: string;
+  title: string;
+  body: string;
+  type: string | null;
+  tags: string[];
+  by: string;
+  byKind: string;
+  lang: string;
+  cfg: string;
+}
+
+/** All SQL of notes, their revisions and aliases. */
+export class NoteRepository {
+  constructor(private readonly db: Kysely<KnowledgeDb>) {}
+
+  async insert(n: NewNote): Promise<NoteRow> {
+    const fm = JSON.stringify({ ...(n.type ? { type: n.type } : {}), ...(n.tags.length ? { tags: n.tags } : {}) });
+    await sql`insert into notes (id, project, class, owner, category, folder, title, body, type, tags, frontmatter, lang, tsv,
+        search_text, created_by, created_kind, updated_by, updated_kind)
+      values (${n.id}, ${n.project}, ${n.class}, ${n.owner}, ${n.category}, ${n.folder}, ${n.title}, ${n.body}, ${n.type},
+        ${n.tags}::text[], ${fm}::jsonb, ${n.lang}, ${tsvOf(n.cfg, n.title, n.body)}, ${searchText(n.title, n.body)},
+        ${n.by}, ${n.byKind}, ${n.by}, ${n.byKind})`.execute(this.db);
+    return (await this.get(n.id)) as NoteRow;
+  }
+
+  async get(id: string): Promise<NoteRow | undefined> {
+    if (!isUuid(id)) return undefined;
+    return this.db.selectFrom('notes').select(NOTE_COLUMNS).where('id', '=', id).executeTakeFirst() as Promise<
+      NoteRow | undefined
+    >;
+  }
+
+  /** Notes by id, in no particular order (missing ids are left out). */
+  async many(ids: string[]): Promise<NoteRow[]> {
+    const valid = [...new Set(ids.filter(isUuid))];
+    if (!valid.length) return [];
+    return this.db.selectFrom('notes').select(NOTE_COLUMNS).where('id', 'in', valid).execute() as Promise<NoteRow[]>;
+  }
+
+  /** Locks a note row for a change. */
+  async lock(id: string): Promise<NoteRow | undefined> {
+    if (!isUuid(id)) return undefined;
+    return this.db
+      .selectFrom('notes')
+      .select(NOTE_COLUMNS)
+      .where('id', '=', id)
+      .forUpdate()
+      .executeTakeFirst() as Promise<NoteRow | undefined>;
+  }
+
+  /** Writes title, folder and body of a locked note, bumping its version. */
+  async update(
+    id: string,
+    next: { title: string; folder: string; body: string; lang: string; cfg: string },
+    by: string,
+    byKind: string,
+  ): Promise<NoteRow> {
+    await sql`update notes set title = ${next.title}, folder = ${next.folder}, body = ${next.body}, lang = ${next.lang},
+        tsv = ${tsvOf(next.cfg, next.title, next.body)}, search_text = ${searchText(next.title, next.body)},
+        embedding = null, version = version + 1, updated_by = ${by}, updated_kind = ${byKind}, updated_at = now()
+      where id = ${id}`.execute(this.db);
+    return (await this.get(id)) as NoteRow;
+  }
+
+  /** Moves a note to the trash (version bumps, so a stale token cannot edit it after a restore). */
+  async trash(id: string, by: string, byKind: string): Promise<NoteRow> {
+    await this.db
+      .updateTable('notes')
+      .set((eb) => ({
+        deleted_at: new Date().toISOString(),
+        deleted_by: by,
+        version: eb('version', '+', 1),
+        updated_by: by,
+        updated_kind: byKind,
+        updated_at: new Date().toISOString(),
+      }))
+      .where('id', '=', id)
+      .execute();
+    return (await this.get(id)) as NoteRow;
+  }
+
+  /** Takes a note out of the trash. */
+  async restore(id: string, by: string): Promise<NoteRow> {
+    await this.db
+      .updateTable('notes')
+      .set((eb) => ({
+        deleted_at: null,
+        deleted_by: null,
+        version: eb('version', '+', 1),
+        updated_by: by,
+        updated_kind: 'human',
+        updated_at: new Date().toISOString(),
+      }))
+      .where('id', '=', id)
+      .execute();
+    return (await this.get(id)) as NoteRow;
+  }
+
+  /** Deletes a trashed note for good, with its revisions, links and aliases. */
+  async purge(id: string): Promise<boolean> {
+    const r = await this.db
+      .deleteFrom('notes')
+      .where('id', '=', id)
+      .where('deleted_at', 'is not', null)
+      .executeTakeFirst();
+    return Number(r.numDeletedRows) > 0;
+  }
+
+  /** Stores the current state of a note as a revision. */
+  async addRevision(n: NoteRow, action: string, by: string, byKind: string): Promise<void> {
+    await this.db
+      .insertInto('note_revisions')
+      .values({
+        note: n.id,
+        version: n.version,
+        action,
+        title: n.title,
+        folder: n.folder,
+        body: n.body,
+        tags: n.tags,
+        by_user: by,
+        by_kind: byKind,
+      })
+      .execute();
+  }
+
+  async revisions(id: string) {
+    return this.db
+      .selectFrom('note_revisions')
+      .select(['version', 'action', 'title', 'folder', 'body', 'by_user', 'by_kind', 'at'])
+      .where('note', '=', id)
+      .orderBy('version')
+      .execute();
+  }
+
+  /** A live shared note of the project with this title. */
+  async byTitle(project: string, title: string): Promise<NoteRow | undefined> {
+    return this.db
+      .selectFrom('notes')
+      .select(NOTE_COLUMNS)
+      .where('project', '=', project)
+      .where('class', '=', 'user-doc')
+      .where('deleted_at', 'is', null)
+      .where(sql`lower(title)`, '=', titleKey(title))
+      .executeTakeFirst() as Promise<NoteRow | undefined>;
+  }
+
+  /** The note a title names in a project: its live title, else a former title (alias). */
+  async resolveTitle(project: string, title: string): Promise<NoteRow | undefined> {
+    const live = await this.byTitle(project, title);
+    if (live) return live;
+    const alias = await this.db
+      .selectFrom('note_aliases')
+      .select('note')
+      .where('project', '=', project)
+      .where('title_key', '=', titleKey(title))
+      .executeTakeFirst();
+    if (!alias) return undefined;
+    const n = await this.get(alias.note);
+    return n && !n.deleted_at ? n : undefined;
+  }
+
+  /** Keeps a former title as an alias of the note (a title taken back by a note stops being another's alias). */
+  async addAlias(project: string, title: string, note: string): Promise<void> {
+    await this.db
+      .insertInto('note_aliases')
+      .values({ project, title_key: titleKey(title), note, title })
+      .onConflict((oc) => oc.columns(['project', 'title_key']).doUpdateSet({ note, title }))
+      .execute();
+  }
+
+  async dropAlias(project: string, title: string): Promise<void> {
+    await this.db
+      .deleteFrom('note_aliases')
+      .where('project', '=', project)
+      .where('title_key', '=', titleKey(title))
+      .execute();
+  }
+
+  async aliases(note: string): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('note_aliases')
+      .select('title')
+      .where('note', '=', note)
+      .orderBy('title')
+      .execute();
+    return rows.map((r) => r.title);
+  }
+
+  /** The caller's memory note of a category (project null: memory about the user). */
+  async memory(owner: string, project: string | null, category: string): Promise<NoteRow | undefined> {
+    let q = this.db
+      .selectFrom('notes')
+      .select(NOTE_COLUMNS)
+      .where('class', '=', 'agent-memory')
+      .where('owner', '=', owner)
+      .where('category', '=', category)
+      .where('deleted_at', 'is', null);
+    q = project ? q.where('project', '=', project) : q.where('project', 'is', null);
+    return q.forUpdate().executeTakeFirst() as Promise<NoteRow | undefined>;
+  }
+
+  /** Serialises writers of one key (a title in a project, a memory category). */
+  async lockKey(key: string): Promise<void> {
+    await sql`select pg_advisory_xact_lock(hashtext(${key}))`.execute(this.db);
+  }
+}
+
+/** True for a canonical UUID (ids of notes); anything else is never an id. */
+export function isUuid(s: string): boolean {
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s);
+}
