@@ -11,6 +11,7 @@ import { markGoalHandler } from './handlers/mark-goal.ts';
 import { startReleaseConsumer } from './handlers/release-published.ts';
 import { requestQuizHandler } from './handlers/request-quiz.ts';
 import { resetProgressHandler } from './handlers/reset-progress.ts';
+import { sessionCourseHandler } from './handlers/session-course.ts';
 import { startLessonHandlers } from './handlers/start-lesson.ts';
 import { submitAnswerHandler } from './handlers/submit-answer.ts';
 import { Releases } from './releases.ts';
@@ -51,6 +52,7 @@ export async function createApp({ bus, nc, database, log, config }: ServiceDeps<
   const service = await bus.serve('lessons', [
     ...startLessonHandlers(deps),
     lessonItemHandler(deps),
+    sessionCourseHandler(deps),
     markGoalHandler(deps),
     requestQuizHandler(deps),
     submitAnswerHandler(deps),
