@@ -237,6 +237,104 @@ export const QuizAttemptCancelled = z.looseObject({
 });
 export type QuizAttemptCancelled = z.infer<typeof QuizAttemptCancelled>;
 
+/** Subject of enrollment.user_updated. */
+export const USER_UPDATED = 'evt.enrollment.user_updated';
+/** Subject of enrollment.organization_changed. */
+export const ORGANIZATION_CHANGED = 'evt.enrollment.organization_changed';
+/** Subject of enrollment.membership_changed. */
+export const MEMBERSHIP_CHANGED = 'evt.enrollment.membership_changed';
+/** Subject of enrollment.assignment_changed. */
+export const ASSIGNMENT_CHANGED = 'evt.enrollment.assignment_changed';
+
+/** A user's name changed (user_created carries the first one). State transfer: the newest `at` wins. */
+export const UserUpdated = z.looseObject({
+  user: z.string(),
+  full_name: z.string(),
+  at: Timestamp,
+});
+export type UserUpdated = z.infer<typeof UserUpdated>;
+
+/** An organization was created, renamed, suspended or reinstated. State transfer: the newest `at` wins. */
+export const OrganizationChanged = z.looseObject({
+  organization: z.string(),
+  title: z.string(),
+  suspended: z.boolean(),
+  at: Timestamp,
+});
+export type OrganizationChanged = z.infer<typeof OrganizationChanged>;
+
+/**
+ * A user joined an organization, changed role in it, or left it (`role` null). State transfer:
+ * the newest `at` wins, so order and redelivery do not matter.
+ */
+export const MembershipChanged = z.looseObject({
+  organization: z.string(),
+  user: z.string(),
+  role: z.enum(['manager', 'member']).nullable(),
+  at: Timestamp,
+});
+export type MembershipChanged = z.infer<typeof MembershipChanged>;
+
+/**
+ * An organization assigned a course to a member or changed the assignment (mandatory, deadline).
+ * Sent on every assignment, also when it only turned a self-enrollment of that space into one.
+ */
+export const AssignmentChanged = z.looseObject({
+  user: z.string(),
+  course: z.string(),
+  space: z.string(),
+  organization: z.string(),
+  mandatory: z.boolean(),
+  deadline: Timestamp.nullable(),
+  at: Timestamp,
+});
+export type AssignmentChanged = z.infer<typeof AssignmentChanged>;
+
+/** Subject of homework.status_changed. */
+export const HOMEWORK_STATUS_CHANGED = 'evt.homework.status_changed';
+/** Subject of homework.document_filled. */
+export const DOCUMENT_FILLED = 'evt.homework.document_filled';
+
+/**
+ * A homework submission of a lesson changed status (Assigned when the lesson is passed,
+ * Submitted on every saved version, Returned or Accepted by the curator). No answer text or files:
+ * reports show the status only. State transfer per user × lesson × space: the newest `at` wins.
+ */
+export const HomeworkStatusChanged = z.looseObject({
+  user: z.string(),
+  course: z.string(),
+  /** Lesson id (`<course>.<key>`). */
+  lesson: z.string(),
+  lesson_key: z.string(),
+  space: z.string(),
+  organization: z.string().nullable(),
+  status: z.enum(['Assigned', 'Submitted', 'Returned', 'Accepted']),
+  /** The answer version the status belongs to; null while nothing was submitted. */
+  version: z.number().int().nullable(),
+  due_at: Timestamp.nullable(),
+  at: Timestamp,
+});
+export type HomeworkStatusChanged = z.infer<typeof HomeworkStatusChanged>;
+
+/**
+ * How full one course document of a space is, after every write to it (update_artifact,
+ * fill_document, the course page). Counts only, never the content. State transfer per
+ * user × course × space × artifact: the newest `at` wins.
+ */
+export const DocumentFilled = z.looseObject({
+  user: z.string(),
+  course: z.string(),
+  space: z.string(),
+  organization: z.string().nullable(),
+  /** Key of the document in the course release. */
+  artifact: z.string(),
+  title: z.string(),
+  blocks_total: z.number().int(),
+  blocks_filled: z.number().int(),
+  at: Timestamp,
+});
+export type DocumentFilled = z.infer<typeof DocumentFilled>;
+
 /** Catalog of every domain event, keyed `<service>.<event>`. */
 export const events = {
   'courses.course_published': defineEvent('courses', 'course_published', CoursePublished),
@@ -253,6 +351,12 @@ export const events = {
   'lessons.lesson_passed': defineEvent('lessons', 'lesson_passed', LessonPassed),
   'lessons.quiz_attempt_finished': defineEvent('lessons', 'quiz_attempt_finished', QuizAttemptFinished),
   'lessons.quiz_attempt_cancelled': defineEvent('lessons', 'quiz_attempt_cancelled', QuizAttemptCancelled),
+  'enrollment.user_updated': defineEvent('enrollment', 'user_updated', UserUpdated),
+  'enrollment.organization_changed': defineEvent('enrollment', 'organization_changed', OrganizationChanged),
+  'enrollment.membership_changed': defineEvent('enrollment', 'membership_changed', MembershipChanged),
+  'enrollment.assignment_changed': defineEvent('enrollment', 'assignment_changed', AssignmentChanged),
+  'homework.status_changed': defineEvent('homework', 'status_changed', HomeworkStatusChanged),
+  'homework.document_filled': defineEvent('homework', 'document_filled', DocumentFilled),
 } as const;
 
 /** Key of an event in the catalog. */

@@ -1,4 +1,5 @@
 import { connect, type NatsConnection } from 'nats';
+import type { Registry } from 'prom-client';
 import { type Bus, createBus } from './bus.ts';
 import type { BaseConfig } from './config.ts';
 import { type Database, migrate, openDatabase, PLATFORM_MIGRATIONS } from './db.ts';
@@ -12,6 +13,8 @@ export interface ServiceDeps<DB> {
   database: Database<DB>;
   log: Logger;
   config: BaseConfig;
+  /** The process's Prometheus registry (served at /metrics with HEALTH_PORT); absent in tests that build apps directly. */
+  metrics?: Registry;
 }
 
 /** A started service. */
@@ -40,15 +43,14 @@ export async function runService<DB>(opts: RunOptions<DB>): Promise<void> {
   const database = openDatabase<DB>(opts.config.DATABASE_URL, opts.schema);
   await migrate(database.pool, opts.schema, [PLATFORM_MIGRATIONS, opts.migrations], log);
   const bus = createBus(nc, { prefix: opts.config.SUBJECT_PREFIX, timeoutMs: opts.config.REQUEST_TIMEOUT_MS, log });
-  const app = await opts.createApp({ bus, nc, database, log, config: opts.config });
+  const metrics = createMetrics(opts.name);
+  const app = await opts.createApp({ bus, nc, database, log, config: opts.config, metrics });
   const checks: Record<string, Check> = {
     nats: () => nc.flush(),
     postgres: () => database.pool.query('select 1'),
     ...opts.extraChecks,
   };
-  const health = opts.config.HEALTH_PORT
-    ? await startHealthServer(opts.config.HEALTH_PORT, checks, createMetrics(opts.name))
-    : null;
+  const health = opts.config.HEALTH_PORT ? await startHealthServer(opts.config.HEALTH_PORT, checks, metrics) : null;
   log.info({ health: opts.config.HEALTH_PORT || null }, 'service started');
 
   let stopping = false;

@@ -1,4 +1,16 @@
-import { ENROLLED, type Enrolled, PRINCIPAL_CHANGED } from '@studium/contracts';
+import {
+  ASSIGNMENT_CHANGED,
+  type AssignmentChanged,
+  ENROLLED,
+  type Enrolled,
+  MEMBERSHIP_CHANGED,
+  type MembershipChanged,
+  ORGANIZATION_CHANGED,
+  type OrganizationChanged,
+  PRINCIPAL_CHANGED,
+  USER_CREATED,
+  USER_UPDATED,
+} from '@studium/contracts';
 import { addEvent } from '@studium/platform';
 import type { Kysely } from 'kysely';
 import type { NatsConnection } from 'nats';
@@ -38,7 +50,11 @@ export class EnrollmentAdmin {
 
   /** Creates or updates a user with platform roles. */
   async upsertUser(id: string, fullName: string, roles: string[]): Promise<void> {
-    await this.repo.upsertUser({ id, full_name: fullName, roles });
+    await this.db.transaction().execute(async (trx) => {
+      const created = await new IdentityRepository(trx).upsertUser({ id, full_name: fullName, roles });
+      const at = new Date().toISOString();
+      await addEvent(trx, created ? USER_CREATED : USER_UPDATED, { user: id, full_name: fullName, at });
+    });
     this.changed(id);
   }
 
@@ -47,23 +63,61 @@ export class EnrollmentAdmin {
     if (!/^[a-z0-9][a-z0-9_-]*$/.test(name) || name === 'personal') {
       throw new Error(`organization name must be lowercase letters, digits, - or _, and not "personal": ${name}`);
     }
-    await this.repo.upsertOrganization({ name, title, suspended });
+    await this.db.transaction().execute(async (trx) => {
+      await new IdentityRepository(trx).upsertOrganization({ name, title, suspended });
+      await this.organizationChanged(trx, name);
+    });
     for (const user of await this.repo.membersOf(name)) this.changed(user);
   }
 
   /** Suspends or reinstates an organization (enrollments stay; access follows the flag). */
   async setSuspended(org: string, suspended: boolean): Promise<void> {
-    for (const user of await this.repo.setSuspended(org, suspended)) this.changed(user);
+    const members = await this.db.transaction().execute(async (trx) => {
+      const users = await new IdentityRepository(trx).setSuspended(org, suspended);
+      await this.organizationChanged(trx, org);
+      return users;
+    });
+    for (const user of members) this.changed(user);
+  }
+
+  /** Announces an organization's current title and suspension (reporting's read model). */
+  private async organizationChanged(trx: Kysely<EnrollmentDb>, org: string): Promise<void> {
+    const row = await new IdentityRepository(trx).findOrganization(org);
+    if (!row) return;
+    const event: OrganizationChanged = {
+      organization: row.name,
+      title: row.title,
+      suspended: row.suspended,
+      at: new Date().toISOString(),
+    };
+    await addEvent(trx, ORGANIZATION_CHANGED, event);
+  }
+
+  /** Announces a membership's role, or null when the user left (reporting's read model). */
+  private async membershipChanged(
+    trx: Kysely<EnrollmentDb>,
+    org: string,
+    user: string,
+    role: MembershipChanged['role'],
+  ) {
+    const event: MembershipChanged = { organization: org, user, role, at: new Date().toISOString() };
+    await addEvent(trx, MEMBERSHIP_CHANGED, event);
   }
 
   /** Adds a user to an organization as manager or member. */
   async addMember(org: string, user: string, role: 'manager' | 'member'): Promise<void> {
-    await this.repo.upsertMembership({ org, user_id: user, role });
+    await this.db.transaction().execute(async (trx) => {
+      await new IdentityRepository(trx).upsertMembership({ org, user_id: user, role });
+      await this.membershipChanged(trx, org, user, role);
+    });
     this.changed(user);
   }
 
   async removeMember(org: string, user: string): Promise<void> {
-    await this.repo.removeMembership(user, org);
+    await this.db.transaction().execute(async (trx) => {
+      await new IdentityRepository(trx).removeMembership(user, org);
+      await this.membershipChanged(trx, org, user, null);
+    });
     this.changed(user);
   }
 
@@ -146,6 +200,16 @@ export class EnrollmentAdmin {
         };
         await addEvent(trx, ENROLLED, event);
       }
+      const assignment: AssignmentChanged = {
+        user,
+        course,
+        space: org,
+        organization: org,
+        mandatory: opts.mandatory ?? false,
+        deadline,
+        at: new Date().toISOString(),
+      };
+      await addEvent(trx, ASSIGNMENT_CHANGED, assignment);
       return { created: row.created };
     });
   }
