@@ -33,11 +33,17 @@ const USAGE = `studium admin CLI
   release build <map-dir> [--out FILE]             validate a course map and build its release (digest, warnings)
   release publish <map-dir|release.json> [--attach <course id>]
                                                    publish the release to the courses service
+  reporting rebuild | reporting export <org>...    reports: rebuild from the event stream, CSV export (reporting --help)
 `;
 
 if (process.argv[2] === 'release') {
   // The release pipeline has its own flags; hand it the raw arguments.
   const { main } = await import('./release.ts');
+  process.exit(await main(process.argv.slice(3)));
+}
+
+if (process.argv[2] === 'reporting') {
+  const { main } = await import('./reporting.ts');
   process.exit(await main(process.argv.slice(3)));
 }
 

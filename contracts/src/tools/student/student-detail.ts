@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Timestamp } from '../../common.ts';
 import { defineTool, READ } from '../../tool.ts';
-import { ObjectiveStatus } from '../shapes.ts';
+import { HomeworkStatus, ObjectiveStatus } from '../shapes.ts';
 
 /** student_detail: details on one employee of the manager's organization. */
 export const student_detail = defineTool({
@@ -54,6 +54,20 @@ export const student_detail = defineTool({
         finished_at: Timestamp.nullable().optional(),
       }),
     ),
+    homework: z
+      .array(
+        z.looseObject({
+          course: z.string(),
+          lesson: z.string(),
+          lesson_title: z.string().optional(),
+          organization: z.string(),
+          status: HomeworkStatus,
+          version: z.number().int().nullable(),
+          due_at: Timestamp.nullable(),
+        }),
+      )
+      .optional()
+      .describe('Статусы домашних заданий в пространствах ваших организаций — без текста ответа и файлов'),
   }),
   annotations: READ,
   refusals: ['not_your_student'],
