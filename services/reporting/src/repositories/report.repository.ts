@@ -81,32 +81,20 @@ export class ReportRepository {
     q: OrgReportQuery,
   ): Promise<{ rows: OrgReportRow[]; summary: OrgReportSummary }> {
     if (q.orgs.length === 0) return { rows: [], summary: emptySummary() };
-    const base = sql`with r as (
-      select e.user_id as "user", coalesce(u.full_name, e.user_id) as full_name, e.organization, e.course,
-        coalesce(c.title, e.course) as course_title,
-        coalesce(p.lessons_passed, 0) as lessons_passed,
-        coalesce(nullif(p.lessons_total, 0), c.lessons_total, 0) as lessons_total,
-        case when coalesce(p.completed, false) then 'completed'
-             when p.last_activity is not null or coalesce(p.lessons_passed, 0) > 0 then 'in_progress'
-             else 'not_started' end as status,
-        e.deadline, coalesce(e.mandatory, false) as mandatory,
-        (e.deadline is not null and e.deadline < now() and not coalesce(p.completed, false)) as overdue,
-        p.last_activity,
-        coalesce(d.blocks_total, 0)::int as blocks_total, coalesce(d.blocks_filled, 0)::int as blocks_filled
-      from ${g('enrollments')} e
+    const courseFilter = q.course ? sql`and e.course = ${q.course}` : sql``;
+    // The status of a row: completed, in progress (any activity or a passed lesson), or not started.
+    const status = sql`case when coalesce(p.completed, false) then 'completed'
+      when p.last_activity is not null or coalesce(p.lessons_passed, 0) > 0 then 'in_progress' else 'not_started' end`;
+    const overdue = sql`(e.deadline is not null and e.deadline < now() and not coalesce(p.completed, false))`;
+    // Rows of current members only: someone who left drops out of the report.
+    const scope = sql`from ${g('enrollments')} e
       join ${g('memberships')} m on m.org = e.organization and m.user_id = e.user_id and m.role is not null
-      left join ${g('users')} u on u.id = e.user_id
-      left join ${g('courses')} c on c.course = e.course
       left join ${g('progress')} p on p.user_id = e.user_id and p.course = e.course
-      left join lateral (
-        select sum(blocks_total) as blocks_total, sum(blocks_filled) as blocks_filled from ${g('documents')} d
-        where d.user_id = e.user_id and d.course = e.course and d.space = e.space
-      ) d on true
-      where e.organization = any(${q.orgs}::text[]) ${q.course ? sql`and e.course = ${q.course}` : sql``}
-    )`;
-    const statusFilter = q.status ? sql`where status = ${q.status}` : sql``;
-    const summary = await sql<OrgReportSummary>`${base} select count(*)::int as rows,
-        count(distinct "user")::int as people,
+      where e.organization = any(${q.orgs}::text[]) ${courseFilter}`;
+    const summary = await sql<OrgReportSummary>`with r as (
+        select e.user_id, ${status} as status, ${overdue} as overdue, coalesce(e.mandatory, false) as mandatory ${scope}
+      ) select count(*)::int as rows,
+        count(distinct user_id)::int as people,
         count(*) filter (where status = 'not_started')::int as not_started,
         count(*) filter (where status = 'in_progress')::int as in_progress,
         count(*) filter (where status = 'completed')::int as completed,
@@ -114,9 +102,30 @@ export class ReportRepository {
         count(*) filter (where mandatory and status = 'not_started')::int as mandatory_not_started,
         count(*) filter (where ${q.status ?? null}::text is null or status = ${q.status ?? null})::int as matching
       from r`.execute(this.db);
-    const rows = await sql<OrgReportRow>`${base} select * from r ${statusFilter}
-      order by organization, full_name, "user", course_title, course
-      ${q.limit === null ? sql`` : sql`limit ${q.limit}`} offset ${q.offset}`.execute(this.db);
+    const order = sql`organization, full_name, "user", course_title, course`;
+    // Documents are summed for the page's rows only, after the order and the limit.
+    const rows = await sql<OrgReportRow>`with r as (
+        select e.user_id as "user", coalesce(u.full_name, e.user_id) as full_name, e.organization, e.space, e.course,
+          coalesce(c.title, e.course) as course_title, ${status} as status,
+          coalesce(p.lessons_passed, 0) as lessons_passed,
+          coalesce(nullif(p.lessons_total, 0), c.lessons_total, 0) as lessons_total,
+          e.deadline, coalesce(e.mandatory, false) as mandatory, ${overdue} as overdue, p.last_activity
+        from ${g('enrollments')} e
+        join ${g('memberships')} m on m.org = e.organization and m.user_id = e.user_id and m.role is not null
+        left join ${g('users')} u on u.id = e.user_id
+        left join ${g('courses')} c on c.course = e.course
+        left join ${g('progress')} p on p.user_id = e.user_id and p.course = e.course
+        where e.organization = any(${q.orgs}::text[]) ${courseFilter}
+      ), page as (
+        select * from r ${q.status ? sql`where status = ${q.status}` : sql``}
+        order by ${order} ${q.limit === null ? sql`` : sql`limit ${q.limit}`} offset ${q.offset}
+      )
+      select page.*, coalesce(d.blocks_total, 0)::int as blocks_total, coalesce(d.blocks_filled, 0)::int as blocks_filled
+      from page left join lateral (
+        select sum(blocks_total) as blocks_total, sum(blocks_filled) as blocks_filled from ${g('documents')} d
+        where d.user_id = page."user" and d.course = page.course and d.space = page.space
+      ) d on true
+      order by ${order}`.execute(this.db);
     return { rows: rows.rows, summary: summary.rows[0] ?? emptySummary() };
   }
 
