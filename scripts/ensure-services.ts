@@ -96,4 +96,25 @@ export async function ensureServices(): Promise<void> {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await ensureServices();
+/**
+ * The reporting view's browser test drives Debian's Chromium (headless, through puppeteer-core,
+ * which downloads no browser): install it with apt-get when it is missing.
+ */
+export function ensureChromium(): void {
+  if (existsSync('/usr/bin/chromium')) return;
+  console.log('Chromium is missing; installing it with apt-get (the MCP Apps view test needs it)');
+  try {
+    execSync('apt-get install -y chromium || (apt-get update && apt-get install -y chromium)', {
+      stdio: 'inherit',
+      shell: '/bin/bash',
+    });
+  } catch (err) {
+    console.error(`could not install chromium: ${(err as Error).message}; run: apt-get install -y chromium`);
+    process.exit(1);
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await ensureServices();
+  ensureChromium();
+}

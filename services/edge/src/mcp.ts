@@ -11,6 +11,7 @@ import {
 import { curatorTools, studentTools, type ToolContract } from '@studium/contracts';
 import { capabilitiesSupportUi, registerChoose, type UiSupport } from './choose.ts';
 import { headersOnlyRequest, rpcError, serveLegacyJson, writeInternalError, writeJson } from './legacy.ts';
+import { registerOrgReportView } from './org-report-view.ts';
 import { type CallDeps, type Caller, registerContractTool } from './tools.ts';
 
 /** The two MCP surfaces of spec 000 and the server instructions each gives its agent. */
@@ -57,6 +58,7 @@ export function createSurfaceHandler(
     for (const tool of surface.tools) {
       if (only && tool.name !== only) continue;
       if (tool.service === 'edge' && tool.name === 'choose') registerChoose(server, uiSupported);
+      else if (tool.name === 'org_report') registerOrgReportView(server, deps, caller);
       else registerContractTool(server, deps, tool, caller);
     }
     return server;
