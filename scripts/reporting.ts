@@ -12,6 +12,9 @@ import {
   PLATFORM_MIGRATIONS,
 } from '@studium/platform';
 import { connect } from 'nats';
+import { EnrollmentAdmin } from '../services/enrollment/src/admin.ts';
+import { MIGRATIONS as ENROLLMENT_MIGRATIONS } from '../services/enrollment/src/app.ts';
+import type { EnrollmentDb } from '../services/enrollment/src/db.ts';
 import { ReportingAdmin } from '../services/reporting/src/admin.ts';
 import { MIGRATIONS } from '../services/reporting/src/app.ts';
 import { SCHEMA } from '../services/reporting/src/config.ts';
@@ -19,6 +22,8 @@ import type { ReportingDb } from '../services/reporting/src/db.ts';
 
 export const REPORTING_USAGE = `  reporting rebuild                                rebuild the reports from the start of the event stream and swap
                                                    them in (safe while the reporting service runs)
+  reporting announce                               have enrollment announce its current users, organizations, memberships
+                                                   and enrollments as events (once, for data made before those events existed)
   reporting export <org>... [--course ID] [--status not_started|in_progress|completed] [--out FILE]
                                                    org_report of the organizations as CSV (stdout without --out)
 `;
@@ -31,7 +36,7 @@ export async function main(argv: string[]): Promise<number> {
     options: { course: { type: 'string' }, status: { type: 'string' }, out: { type: 'string' } },
   });
   const [command, ...orgs] = positionals;
-  if (command !== 'rebuild' && command !== 'export') {
+  if (command !== 'rebuild' && command !== 'export' && command !== 'announce') {
     console.error(`usage:\n${REPORTING_USAGE}`);
     return 1;
   }
@@ -46,6 +51,17 @@ export async function main(argv: string[]): Promise<number> {
   try {
     await migrate(database.pool, SCHEMA, [PLATFORM_MIGRATIONS, MIGRATIONS]);
     const admin = new ReportingAdmin(database, log);
+    if (command === 'announce') {
+      const enrollment = openDatabase<EnrollmentDb>(config.DATABASE_URL, 'enrollment', 2);
+      try {
+        await migrate(enrollment.pool, 'enrollment', [PLATFORM_MIGRATIONS, ENROLLMENT_MIGRATIONS]);
+        const n = await new EnrollmentAdmin(enrollment.db).announceState();
+        console.log(`${n} events written to enrollment's outbox; its relay publishes them`);
+      } finally {
+        await enrollment.close();
+      }
+      return 0;
+    }
     if (command === 'rebuild') {
       const nc = await connect({ servers: config.NATS_URL, name: 'reporting-rebuild' });
       try {

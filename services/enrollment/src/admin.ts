@@ -214,6 +214,56 @@ export class EnrollmentAdmin {
     });
   }
 
+  /**
+   * Announces the current state of every user, organization, membership and enrollment as events
+   * (one transaction through the outbox), so read models built before these events existed
+   * (reporting) catch up. Every one is state transfer: announcing twice changes nothing.
+   */
+  async announceState(): Promise<number> {
+    return this.db.transaction().execute(async (trx) => {
+      const at = new Date().toISOString();
+      let n = 0;
+      const users = await trx.selectFrom('users').select(['id', 'full_name']).execute();
+      for (const u of users)
+        n += Number(!!(await addEvent(trx, USER_UPDATED, { user: u.id, full_name: u.full_name, at })));
+      const orgs = await trx.selectFrom('organizations').select('name').execute();
+      for (const o of orgs) {
+        await this.organizationChanged(trx, o.name);
+        n++;
+      }
+      const members = await trx.selectFrom('memberships').select(['org', 'user_id', 'role']).execute();
+      for (const m of members) {
+        await this.membershipChanged(trx, m.org, m.user_id, m.role);
+        n++;
+      }
+      for (const e of await new EnrollmentRepository(trx).list()) {
+        const enrolled: Enrolled = {
+          user: e.user_id,
+          course: e.course,
+          space: e.space,
+          organization: e.organization,
+          self_enrolled: e.self_enrolled,
+          at: e.enrolled_at,
+        };
+        await addEvent(trx, ENROLLED, enrolled);
+        n++;
+        if (e.self_enrolled || !e.organization) continue;
+        const assignment: AssignmentChanged = {
+          user: e.user_id,
+          course: e.course,
+          space: e.space,
+          organization: e.organization,
+          mandatory: e.mandatory ?? false,
+          deadline: e.deadline,
+          at,
+        };
+        await addEvent(trx, ASSIGNMENT_CHANGED, assignment);
+        n++;
+      }
+      return n;
+    });
+  }
+
   /** Enrollments, optionally filtered by user, organization or course. */
   listEnrollments(filter: { user?: string; org?: string; course?: string } = {}): Promise<EnrollmentListRow[]> {
     return this.enrollments.list(filter);

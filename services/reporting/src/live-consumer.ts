@@ -8,7 +8,7 @@ import {
   subjectMatches,
 } from '@studium/platform';
 import type { Kysely } from 'kysely';
-import type { ConsumerMessages, NatsConnection } from 'nats';
+import type { ConsumerMessages, JsMsg, NatsConnection } from 'nats';
 import { Histogram, type Registry } from 'prom-client';
 import type { ReportingDb } from './db.ts';
 import { lockedGeneration } from './generation.ts';
@@ -17,6 +17,9 @@ import { ProjectionRepository } from './repositories/projection.repository.ts';
 
 /** Durable name of the read-model consumer (replicas share it). */
 export const REPORTING_CONSUMER = 'reporting-read-models';
+
+/** Events applied in one transaction at most (all that arrived while the previous batch ran). */
+const BATCH = 200;
 
 /** A running live projection. */
 export interface LiveConsumer {
@@ -28,6 +31,8 @@ export interface LiveConsumer {
 /**
  * Keeps the current generation of the read models up to date from the stream: durable, at least
  * once, applied exactly once (`processed` in the generation, in the transaction of the effects).
+ * Events that arrive while a transaction runs are applied together in the next one, so a burst
+ * costs one commit per batch instead of one per event.
  * Each transaction reads the generation pointer with a share lock, so a rebuild's swap never
  * lands between reading the pointer and writing into the generation it names.
  */
@@ -41,7 +46,9 @@ export async function startLiveConsumer(deps: {
   const lag = new Histogram({
     name: 'reporting_event_lag_seconds',
     help: 'Time from an event (occurred_at) to its effect committed in the reports',
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    buckets: [
+      0.001, 0.0025, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 10, 30,
+    ],
     registers: deps.metrics ? [deps.metrics] : [],
   });
   const jsm = await ensureStream(deps.nc, deps.prefix);
@@ -56,7 +63,45 @@ export async function startLiveConsumer(deps: {
   // NATS < 2.10 cannot filter on several subjects: the consumer sees the whole stream and skips the rest.
   const wanted = filtered ? null : PROJECTED_SUBJECTS.map(names.subject);
   const consumer = await deps.nc.jetstream().consumers.get(names.stream, REPORTING_CONSUMER);
-  const messages: ConsumerMessages = await consumer.consume({ max_messages: 256 });
+  const messages: ConsumerMessages = await consumer.consume({ max_messages: 512 });
+  // Messages wait here while a batch is being applied; the next batch takes all that arrived.
+  const queue: Array<{ m: JsMsg; event: EventEnvelope }> = [];
+  let draining: Promise<void> | null = null;
+  const observe = (event: EventEnvelope) => {
+    const occurred = Date.parse(event.occurred_at);
+    if (Number.isFinite(occurred)) lag.observe(Math.max(0, (Date.now() - occurred) / 1000));
+  };
+  const apply = (batch: Array<{ m: JsMsg; event: EventEnvelope }>) =>
+    deps.db.transaction().execute(async (trx) => {
+      const generation = await lockedGeneration(trx);
+      const repo = new ProjectionRepository(trx, generation);
+      const applied: EventEnvelope[] = [];
+      for (const { event } of batch) if (await applyEvent(repo, event, deps.log)) applied.push(event);
+      return applied;
+    });
+  const drain = async () => {
+    while (queue.length) {
+      const batch = queue.splice(0, BATCH);
+      try {
+        const applied = await apply(batch);
+        for (const { m } of batch) m.ack();
+        for (const event of applied) observe(event);
+      } catch (err) {
+        // One event may be at fault: apply them one by one, so the others are not held back.
+        deps.log.warn({ err, size: batch.length }, 'reporting: batch failed, applying its events one by one');
+        for (const item of batch) {
+          try {
+            const applied = await apply([item]);
+            item.m.ack();
+            for (const event of applied) observe(event);
+          } catch (one) {
+            deps.log.warn({ err: one, event: item.event.type }, 'reporting: event failed, redelivering');
+            item.m.nak(1000);
+          }
+        }
+      }
+    }
+  };
   const done = (async () => {
     for await (const m of messages) {
       if (wanted && !wanted.some((s) => subjectMatches(s, m.subject))) {
@@ -72,19 +117,14 @@ export async function startLiveConsumer(deps: {
         m.term();
         continue;
       }
-      try {
-        const applied = await deps.db.transaction().execute(async (trx) => {
-          const generation = await lockedGeneration(trx);
-          return applyEvent(new ProjectionRepository(trx, generation), event, deps.log);
+      queue.push({ m, event });
+      if (!draining) {
+        draining = drain().finally(() => {
+          draining = null;
         });
-        m.ack();
-        const occurred = Date.parse(event.occurred_at);
-        if (applied && Number.isFinite(occurred)) lag.observe(Math.max(0, (Date.now() - occurred) / 1000));
-      } catch (err) {
-        deps.log.warn({ err, event: event.type }, 'reporting: event failed, redelivering');
-        m.nak(1000);
       }
     }
+    await draining;
   })();
   done.catch((err) => deps.log.error({ err }, 'reporting consumer stopped'));
   return {

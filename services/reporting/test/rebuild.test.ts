@@ -122,6 +122,46 @@ describe('rebuild from the stream', () => {
     }
   });
 
+  it('catches up with enrollment data made before its events existed (announceState)', async () => {
+    // Rows written the way older versions did: no events in the outbox.
+    await enrollment.db
+      .insertInto('users')
+      .values({ id: 'old@t', full_name: 'Старый Сотрудник', roles: ['Student'] })
+      .execute();
+    await enrollment.db.insertInto('organizations').values({ name: 'oldco', title: 'Старая компания' }).execute();
+    await enrollment.db
+      .insertInto('memberships')
+      .values([
+        { org: 'oldco', user_id: 'old@t', role: 'member' },
+        { org: 'oldco', user_id: 'head@t', role: 'manager' },
+      ])
+      .execute();
+    await enrollment.db
+      .insertInto('enrollments')
+      .values({
+        user_id: 'old@t',
+        course: 'k1',
+        space: 'oldco',
+        self_enrolled: false,
+        mandatory: true,
+        deadline: null,
+        completed_at: null,
+        progress_at: null,
+      })
+      .execute();
+    expect(await enrollment.admin.announceState()).toBeGreaterThan(10);
+    await enrollment.app.flush();
+    await eventually(async () => {
+      const r = await call(env, org_report, who('head@t'), {});
+      if (!r.ok) throw new Error(r.error.code);
+      expect(r.data.rows.find((row) => row.user === 'old@t')).toMatchObject({
+        full_name: 'Старый Сотрудник',
+        organization: 'oldco',
+        mandatory: true,
+      });
+    });
+  });
+
   it('is one admin CLI command, and the CLI exports org_report as CSV', async () => {
     const envVars = {
       ...process.env,
@@ -139,7 +179,7 @@ describe('rebuild from the stream', () => {
     expect(lines[0]).toBe(
       'organization,user,full_name,course,course_title,status,progress,lessons_passed,lessons_total,mandatory,deadline,overdue,last_activity,document_blocks_total,document_blocks_filled',
     );
-    expect(lines).toHaveLength(1 + PEOPLE.length);
+    expect(lines).toHaveLength(1 + PEOPLE.length); // oldco is another organization
     expect(lines.find((l) => l.includes('p2@t'))).toMatch(/^acme,p2@t,Сотрудник Второй \(переименован\),k1,Курс k1,/);
     const bad = await run(tsx, [cli, 'reporting', 'export', 'acme', '--status', 'lost'], { env: envVars }).catch(
       (err: { code: number; stderr: string }) => err,

@@ -25,15 +25,12 @@ export async function seedLargeOrganization(db: Kysely<ReportingDb>): Promise<vo
   const t = (name: string) => sql.table(`${g}.${name}`);
   const { org, manager, people, courses, lessons } = LARGE;
   const user = sql`'u' || lpad(i::text, 4, '0') || '@big'`;
-  await sql`insert into ${t('organizations')} (name, title, suspended, at) values (${org}, 'Большая организация', false, now())`.execute(
-    db,
-  );
-  await sql`insert into ${t('users')} (id, full_name, at) values (${manager}, 'Руководитель Большой', now())`.execute(
-    db,
-  );
-  await sql`insert into ${t('memberships')} (org, user_id, role, at) values (${org}, ${manager}, 'manager', now())`.execute(
-    db,
-  );
+  await sql`insert into ${t('organizations')} (name, title, suspended, at) values (${org}, 'Большая организация', false, now())
+    on conflict do nothing`.execute(db);
+  await sql`insert into ${t('users')} (id, full_name, at) values (${manager}, 'Руководитель Большой', now())
+    on conflict do nothing`.execute(db);
+  await sql`insert into ${t('memberships')} (org, user_id, role, at) values (${org}, ${manager}, 'manager', now())
+    on conflict do nothing`.execute(db);
   await sql`insert into ${t('users')} (id, full_name, at)
     select ${user}, 'Сотрудник ' || lpad(i::text, 4, '0'), now() from generate_series(0, ${people - 1}) i`.execute(db);
   await sql`insert into ${t('memberships')} (org, user_id, role, at)
