@@ -12,7 +12,7 @@ import type { ConsumerMessages, JsMsg, NatsConnection } from 'nats';
 import { Histogram, type Registry } from 'prom-client';
 import type { ReportingDb } from './db.ts';
 import { lockedGeneration } from './generation.ts';
-import { applyEvent, PROJECTED_SUBJECTS } from './projector.ts';
+import { applyEvents, PROJECTED_SUBJECTS } from './projector.ts';
 import { ProjectionRepository } from './repositories/projection.repository.ts';
 
 /** Durable name of the read-model consumer (replicas share it). */
@@ -75,9 +75,11 @@ export async function startLiveConsumer(deps: {
     deps.db.transaction().execute(async (trx) => {
       const generation = await lockedGeneration(trx);
       const repo = new ProjectionRepository(trx, generation);
-      const applied: EventEnvelope[] = [];
-      for (const { event } of batch) if (await applyEvent(repo, event, deps.log)) applied.push(event);
-      return applied;
+      return applyEvents(
+        repo,
+        batch.map((b) => b.event),
+        deps.log,
+      );
     });
   const drain = async () => {
     while (queue.length) {

@@ -53,10 +53,16 @@ export const PROJECTED_SUBJECTS: string[] = Object.keys(HANDLERS);
  * updates the read models. A redelivered event changes nothing; an event with a payload that does
  * not parse is logged and dropped (retrying it would never succeed). Returns whether it applied.
  */
-export async function applyEvent(repo: ProjectionRepository, event: EventEnvelope, log: Logger): Promise<boolean> {
+export async function applyEvent(
+  repo: ProjectionRepository,
+  event: EventEnvelope,
+  log: Logger,
+  /** Set when the caller marked a batch processed in one statement ({@link applyEvents}). */
+  marked?: boolean,
+): Promise<boolean> {
   const handler = HANDLERS[event.type as keyof typeof HANDLERS];
   if (!handler) return false;
-  if (!(await repo.markProcessed(event.id))) return false;
+  if (!marked && !(await repo.markProcessed(event.id))) return false;
   const parsed = handler.schema.safeParse(event.data);
   if (!parsed.success) {
     log.error({ event: event.id, type: event.type, issues: parsed.error.issues }, 'reporting: malformed event dropped');
@@ -64,4 +70,23 @@ export async function applyEvent(repo: ProjectionRepository, event: EventEnvelop
   }
   await handler.fn(repo, parsed.data);
   return true;
+}
+
+/**
+ * Applies a batch in one transaction: the ids are marked processed in one statement, and only the
+ * events that were new change the read models. Returns the events applied, in order.
+ */
+export async function applyEvents(
+  repo: ProjectionRepository,
+  batch: EventEnvelope[],
+  log: Logger,
+): Promise<EventEnvelope[]> {
+  const ours = batch.filter((e) => e.type in HANDLERS);
+  const fresh = await repo.markManyProcessed([...new Set(ours.map((e) => e.id))]);
+  const applied: EventEnvelope[] = [];
+  for (const event of ours) {
+    if (!fresh.delete(event.id)) continue;
+    if (await applyEvent(repo, event, log, true)) applied.push(event);
+  }
+  return applied;
 }

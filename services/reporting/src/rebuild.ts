@@ -10,7 +10,7 @@ import { sql } from 'kysely';
 import type { JsMsg, NatsConnection } from 'nats';
 import type { ReportingDb } from './db.ts';
 import { createGenerationSchema, currentGeneration, generationNumber, generationSchema } from './generation.ts';
-import { applyEvent, PROJECTED_SUBJECTS } from './projector.ts';
+import { applyEvents, PROJECTED_SUBJECTS } from './projector.ts';
 import { ProjectionRepository } from './repositories/projection.repository.ts';
 
 export interface RebuildOptions {
@@ -60,16 +60,17 @@ export async function rebuild(opts: RebuildOptions): Promise<RebuildResult> {
     if (batch.length) {
       await db.transaction().execute(async (trx) => {
         const repo = new ProjectionRepository(trx, next);
+        const envelopes: EventEnvelope[] = [];
         for (const m of batch) {
           if (!wanted.some((s) => subjectMatches(s, m.subject))) continue;
-          let event: EventEnvelope;
           try {
-            event = m.json<EventEnvelope>();
+            const event = m.json<EventEnvelope>();
+            if (typeof event?.id === 'string' && event.id) envelopes.push(event);
           } catch {
-            continue;
+            // A malformed message never applied live either.
           }
-          if (typeof event?.id === 'string' && (await applyEvent(repo, event, opts.log))) applied++;
         }
+        applied += (await applyEvents(repo, envelopes, opts.log)).length;
       });
       read += batch.length;
       lastSeq = batch[batch.length - 1]?.seq ?? lastSeq;

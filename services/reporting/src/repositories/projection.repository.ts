@@ -39,6 +39,14 @@ export class ProjectionRepository {
     return sql.table(`${this.schema}.${table}`);
   }
 
+  /** Marks messages processed in one statement; returns the ids that were not yet (the rest are redeliveries). */
+  async markManyProcessed(ids: string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const res = await sql<{ msg_id: string }>`insert into ${this.t('processed')} (msg_id)
+      select unnest(${ids}::text[]) on conflict do nothing returning msg_id`.execute(this.db);
+    return new Set(res.rows.map((r) => r.msg_id));
+  }
+
   /** Marks a message processed; false when it already was (redelivery). */
   async markProcessed(msgId: string): Promise<boolean> {
     const res = await sql`insert into ${this.t('processed')} (msg_id) values (${msgId}) on conflict do nothing`.execute(
@@ -95,9 +103,13 @@ export class ProjectionRepository {
       where x.assignment_at is null or x.assignment_at <= excluded.assignment_at`.execute(this.db);
   }
 
-  /** The newest activity of a user in a course (lesson, quiz, homework, document events). */
-  async touched(user: string, course: string, at: string): Promise<void> {
-    await sql`insert into ${this.t('progress')} as x (user_id, course, last_activity) values (${user}, ${course}, ${at})
+  /**
+   * Runs a write together with the newest-activity mark of the user in the course, as one
+   * statement (one round trip): `with w as (<write>) <touch>`.
+   */
+  private async withTouch(write: RawBuilder<unknown>, user: string, course: string, at: string): Promise<void> {
+    await sql`with w as (${write}) insert into ${this.t('progress')} as x (user_id, course, last_activity)
+      values (${user}, ${course}, ${at})
       on conflict (user_id, course) do update set last_activity = greatest(x.last_activity, excluded.last_activity)`.execute(
       this.db,
     );
@@ -105,34 +117,44 @@ export class ProjectionRepository {
 
   async sessionStarted(e: SessionStarted): Promise<void> {
     const objectives = e.objectives.map((o) => ({ key: o.key, text: o.text }));
-    await sql`insert into ${this.t('sessions')} as x
+    await this.withTouch(
+      sql`insert into ${this.t('sessions')} as x
         (session, user_id, course, lesson, lesson_key, space, organization, status, started_at, objectives, status_at)
       values (${e.session}, ${e.user}, ${e.course}, ${e.lesson}, ${e.lesson_key}, ${e.space}, ${e.organization},
         'in_progress', ${e.at}, ${JSON.stringify(objectives)}::jsonb, ${e.at})
       on conflict (session) do update set started_at = least(x.started_at, excluded.started_at),
-        objectives = excluded.objectives`.execute(this.db);
-    await this.touched(e.user, e.course, e.at);
+        objectives = excluded.objectives`,
+      e.user,
+      e.course,
+      e.at,
+    );
   }
 
   /** Advances a session's status (in_progress → covered → passed), creating the row if its start is not here yet. */
   async sessionStatus(e: LessonPlace, status: 'covered' | 'passed'): Promise<void> {
-    await sql`insert into ${this.t('sessions')} as x
+    await this.withTouch(
+      sql`insert into ${this.t('sessions')} as x
         (session, user_id, course, lesson, lesson_key, space, organization, status, started_at, status_at)
       values (${e.session}, ${e.user}, ${e.course}, ${e.lesson}, ${e.lesson_key}, ${e.space}, ${e.organization},
         ${status}, ${e.at}, ${e.at})
       on conflict (session) do update set status = excluded.status, status_at = excluded.status_at
-      where array_position(${SESSION_ORDER}, x.status) < array_position(${SESSION_ORDER}, excluded.status)`.execute(
-      this.db,
+      where array_position(${SESSION_ORDER}, x.status) < array_position(${SESSION_ORDER}, excluded.status)`,
+      e.user,
+      e.course,
+      e.at,
     );
-    await this.touched(e.user, e.course, e.at);
   }
 
   async goalMarked(e: GoalMarked): Promise<void> {
-    await sql`insert into ${this.t('objective_statuses')} as x (session, objective, status, at)
+    await this.withTouch(
+      sql`insert into ${this.t('objective_statuses')} as x (session, objective, status, at)
       values (${e.session}, ${e.objective}, ${e.objective_status}, ${e.at})
       on conflict (session, objective) do update set status = excluded.status, at = excluded.at
-      where x.at <= excluded.at`.execute(this.db);
-    await this.touched(e.user, e.course, e.at);
+      where x.at <= excluded.at`,
+      e.user,
+      e.course,
+      e.at,
+    );
   }
 
   async lessonPassed(e: LessonPassed): Promise<void> {
@@ -158,33 +180,45 @@ export class ProjectionRepository {
   }
 
   private async attempt(e: QuizAttemptFinished | QuizAttemptCancelled, status: string, score: number, passed: boolean) {
-    await sql`insert into ${this.t('attempts')}
+    await this.withTouch(
+      sql`insert into ${this.t('attempts')}
         (attempt, user_id, course, lesson, lesson_key, session, space, number, status, score, passed, finished_at)
       values (${e.attempt}, ${e.user}, ${e.course}, ${e.lesson}, ${e.lesson_key}, ${e.session}, ${e.space}, ${e.number},
         ${status}, ${score}, ${passed}, ${e.at})
-      on conflict (attempt) do nothing`.execute(this.db);
-    await this.touched(e.user, e.course, e.at);
+      on conflict (attempt) do nothing`,
+      e.user,
+      e.course,
+      e.at,
+    );
   }
 
   async homework(e: HomeworkStatusChanged): Promise<void> {
-    await sql`insert into ${this.t('homework')} as x
+    await this.withTouch(
+      sql`insert into ${this.t('homework')} as x
         (user_id, lesson, space, course, lesson_key, organization, status, version, due_at, at)
       values (${e.user}, ${e.lesson}, ${e.space}, ${e.course}, ${e.lesson_key}, ${e.organization}, ${e.status},
         ${e.version}, ${e.due_at}, ${e.at})
       on conflict (user_id, lesson, space) do update set status = excluded.status, version = excluded.version,
         due_at = excluded.due_at, at = excluded.at
-      where x.at <= excluded.at`.execute(this.db);
-    await this.touched(e.user, e.course, e.at);
+      where x.at <= excluded.at`,
+      e.user,
+      e.course,
+      e.at,
+    );
   }
 
   async document(e: DocumentFilled): Promise<void> {
-    await sql`insert into ${this.t('documents')} as x
+    await this.withTouch(
+      sql`insert into ${this.t('documents')} as x
         (user_id, course, space, artifact, organization, title, blocks_total, blocks_filled, at)
       values (${e.user}, ${e.course}, ${e.space}, ${e.artifact}, ${e.organization}, ${e.title}, ${e.blocks_total},
         ${e.blocks_filled}, ${e.at})
       on conflict (user_id, course, space, artifact) do update set title = excluded.title,
         blocks_total = excluded.blocks_total, blocks_filled = excluded.blocks_filled, at = excluded.at
-      where x.at <= excluded.at`.execute(this.db);
-    await this.touched(e.user, e.course, e.at);
+      where x.at <= excluded.at`,
+      e.user,
+      e.course,
+      e.at,
+    );
   }
 }
