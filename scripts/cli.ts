@@ -52,6 +52,7 @@ Dates are ISO-8601: 2030-01-31 (midnight UTC), 2030-01-31T18:00 (UTC) or 2030-01
 Users, organizations, programs and roles must exist; course ids must be in enrollment's catalog
 (built from the courses service's events), and an assigned course must be published.
   kb …                                             the knowledge base: projects, trash, restore, purge (kb --help)
+  reporting rebuild | reporting export <org>...    reports: rebuild from the event stream, CSV export (reporting --help)
 `;
 
 if (process.argv[2] === 'kb') {
@@ -62,6 +63,11 @@ if (process.argv[2] === 'kb') {
 if (process.argv[2] === 'release') {
   // The release pipeline has its own flags; hand it the raw arguments.
   const { main } = await import('./release.ts');
+  process.exit(await main(process.argv.slice(3)));
+}
+
+if (process.argv[2] === 'reporting') {
+  const { main } = await import('./reporting.ts');
   process.exit(await main(process.argv.slice(3)));
 }
 

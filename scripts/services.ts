@@ -7,5 +7,6 @@ export const SERVICES = [
   { name: 'ai-chat', entry: 'services/ai-chat/src/main.ts', healthPort: 9107 },
   { name: 'lessons', entry: 'services/lessons/src/main.ts', healthPort: 9104 },
   { name: 'knowledge', entry: 'services/knowledge/src/main.ts', healthPort: 9106 },
+  { name: 'reporting', entry: 'services/reporting/src/main.ts', healthPort: 9108 },
   { name: 'edge', entry: 'services/edge/src/main.ts', healthPort: null },
 ] as const;

@@ -302,7 +302,9 @@ export const DocumentUpdated = z.looseObject({
   course: z.string(),
   space: z.string(),
   organization: z.string().nullable(),
+  /** Key and title of the document in the course release. */
   artifact: z.string(),
+  title: z.string(),
   blocks_total: z.number().int(),
   blocks_filled: z.number().int(),
   at: Timestamp,
@@ -326,6 +328,59 @@ export const KbNoteChanged = z.looseObject({
 });
 export type KbNoteChanged = z.infer<typeof KbNoteChanged>;
 
+/** Subject of enrollment.user_updated. */
+export const USER_UPDATED = 'evt.enrollment.user_updated';
+/** Subject of enrollment.organization_changed. */
+export const ORGANIZATION_CHANGED = 'evt.enrollment.organization_changed';
+/** Subject of enrollment.membership_changed. */
+export const MEMBERSHIP_CHANGED = 'evt.enrollment.membership_changed';
+/** Subject of enrollment.assignment_changed. */
+export const ASSIGNMENT_CHANGED = 'evt.enrollment.assignment_changed';
+
+/** A user's name changed (user_created carries the first one). State transfer: the newest `at` wins. */
+export const UserUpdated = z.looseObject({
+  user: z.string(),
+  full_name: z.string(),
+  at: Timestamp,
+});
+export type UserUpdated = z.infer<typeof UserUpdated>;
+
+/** An organization was created, renamed, suspended or reinstated. State transfer: the newest `at` wins. */
+export const OrganizationChanged = z.looseObject({
+  organization: z.string(),
+  title: z.string(),
+  suspended: z.boolean(),
+  at: Timestamp,
+});
+export type OrganizationChanged = z.infer<typeof OrganizationChanged>;
+
+/**
+ * A user joined an organization, changed role in it, or left it (`role` null). State transfer:
+ * the newest `at` wins, so order and redelivery do not matter.
+ */
+export const MembershipChanged = z.looseObject({
+  organization: z.string(),
+  user: z.string(),
+  role: z.enum(['manager', 'member']).nullable(),
+  at: Timestamp,
+});
+export type MembershipChanged = z.infer<typeof MembershipChanged>;
+
+/**
+ * An organization assigned a course to a member or changed the assignment (mandatory, deadline).
+ * Sent on every assignment, also when it only turned a self-enrollment of that space into one.
+ */
+export const AssignmentChanged = z.looseObject({
+  user: z.string(),
+  course: z.string(),
+  space: z.string(),
+  organization: z.string(),
+  mandatory: z.boolean(),
+  deadline: Timestamp.nullable(),
+  at: Timestamp,
+});
+export type AssignmentChanged = z.infer<typeof AssignmentChanged>;
+
 /** Catalog of every domain event, keyed `<service>.<event>`. */
 export const events = {
   'courses.course_published': defineEvent('courses', 'course_published', CoursePublished),
@@ -338,6 +393,10 @@ export const events = {
   'enrollment.enrolled': defineEvent('enrollment', 'enrolled', Enrolled),
   'enrollment.subscription_notified': defineEvent('enrollment', 'subscription_notified', SubscriptionNotified),
   'enrollment.user_created': defineEvent('enrollment', 'user_created', UserCreated),
+  'enrollment.user_updated': defineEvent('enrollment', 'user_updated', UserUpdated),
+  'enrollment.organization_changed': defineEvent('enrollment', 'organization_changed', OrganizationChanged),
+  'enrollment.membership_changed': defineEvent('enrollment', 'membership_changed', MembershipChanged),
+  'enrollment.assignment_changed': defineEvent('enrollment', 'assignment_changed', AssignmentChanged),
   'lessons.session_started': defineEvent('lessons', 'session_started', SessionStarted),
   'lessons.goal_marked': defineEvent('lessons', 'goal_marked', GoalMarked),
   'lessons.lesson_covered': defineEvent('lessons', 'lesson_covered', LessonCovered),

@@ -68,6 +68,9 @@ export const CANCEL_REASONS = ['quiz_changed', 'attempt_outdated', 'lesson_remov
 /** Statuses org_report filters by. */
 export const ORG_REPORT_STATUSES = ['not_started', 'in_progress', 'completed'] as const;
 
+/** org_report paging (beyond the spec): rows per page by default and at most. */
+export const ORG_REPORT_PAGE = { default: 100, max: 500 } as const;
+
 /** Spec limits the services enforce (refusals carry them as limit/max). */
 export const LIMITS = {
   /** mark_goal evidence, characters (evidence_too_long). */

@@ -12,6 +12,7 @@ import { curatorTools, kbTools, studentTools, type ToolContract } from '@studium
 import { capabilitiesSupportUi, registerChoose, type UiSupport } from './choose.ts';
 import { registerStoreHomeworkFile, registerUploadWindow } from './homework-files.ts';
 import { headersOnlyRequest, rpcError, serveLegacyJson, writeInternalError, writeJson } from './legacy.ts';
+import { registerOrgReportView } from './org-report-view.ts';
 import { authorPrompt, registerPrompts, type StaticPrompt } from './prompts.ts';
 import { type CallDeps, type Caller, registerContractTool } from './tools.ts';
 
@@ -76,6 +77,7 @@ export function createSurfaceHandler(
       else if (tool.name === 'upload_homework_file') registerUploadWindow(server, deps, caller, uiSupported);
       else if (tool.name === 'store_homework_file' && deps.files)
         registerStoreHomeworkFile(server, deps, caller, deps.files);
+      else if (tool.name === 'org_report') registerOrgReportView(server, deps, caller);
       else registerContractTool(server, deps, tool, caller);
     }
     return server;

@@ -1,4 +1,17 @@
-import { ENROLLED, type Enrolled, PlatformRole, PRINCIPAL_CHANGED } from '@studium/contracts';
+import {
+  ASSIGNMENT_CHANGED,
+  type AssignmentChanged,
+  ENROLLED,
+  type Enrolled,
+  MEMBERSHIP_CHANGED,
+  type MembershipChanged,
+  ORGANIZATION_CHANGED,
+  type OrganizationChanged,
+  PlatformRole,
+  PRINCIPAL_CHANGED,
+  USER_CREATED,
+  USER_UPDATED,
+} from '@studium/contracts';
 import { addEvent } from '@studium/platform';
 import type { Kysely } from 'kysely';
 import type { NatsConnection } from 'nats';
@@ -47,7 +60,11 @@ export class EnrollmentAdmin {
     if (unknown.length) {
       throw new Error(`no such role: ${unknown.join(', ')} (roles: ${PlatformRole.options.join(', ')})`);
     }
-    await this.repo.upsertUser({ id, full_name: fullName, roles });
+    await this.db.transaction().execute(async (trx) => {
+      const created = await new IdentityRepository(trx).upsertUser({ id, full_name: fullName, roles });
+      const at = new Date().toISOString();
+      await addEvent(trx, created ? USER_CREATED : USER_UPDATED, { user: id, full_name: fullName, at });
+    });
     this.changed(id);
   }
 
@@ -56,21 +73,56 @@ export class EnrollmentAdmin {
     if (!/^[a-z0-9][a-z0-9_-]*$/.test(name) || name === 'personal') {
       throw new Error(`organization name must be lowercase letters, digits, - or _, and not "personal": ${name}`);
     }
-    await this.repo.upsertOrganization({ name, title, suspended });
+    await this.db.transaction().execute(async (trx) => {
+      await new IdentityRepository(trx).upsertOrganization({ name, title, suspended });
+      await this.organizationChanged(trx, name);
+    });
     for (const user of await this.repo.membersOf(name)) this.changed(user);
   }
 
   /** Suspends or reinstates an organization (enrollments stay; access follows the flag). */
   async setSuspended(org: string, suspended: boolean): Promise<void> {
     await this.requireOrg(org);
-    for (const user of await this.repo.setSuspended(org, suspended)) this.changed(user);
+    const members = await this.db.transaction().execute(async (trx) => {
+      const users = await new IdentityRepository(trx).setSuspended(org, suspended);
+      await this.organizationChanged(trx, org);
+      return users;
+    });
+    for (const user of members) this.changed(user);
+  }
+
+  /** Announces an organization's current title and suspension (reporting's read model). */
+  private async organizationChanged(trx: Kysely<EnrollmentDb>, org: string): Promise<void> {
+    const row = await new IdentityRepository(trx).findOrganization(org);
+    if (!row) return;
+    const event: OrganizationChanged = {
+      organization: row.name,
+      title: row.title,
+      suspended: row.suspended,
+      at: new Date().toISOString(),
+    };
+    await addEvent(trx, ORGANIZATION_CHANGED, event);
+  }
+
+  /** Announces a membership's role, or null when the user left (reporting's read model). */
+  private async membershipChanged(
+    trx: Kysely<EnrollmentDb>,
+    org: string,
+    user: string,
+    role: MembershipChanged['role'],
+  ) {
+    const event: MembershipChanged = { organization: org, user, role, at: new Date().toISOString() };
+    await addEvent(trx, MEMBERSHIP_CHANGED, event);
   }
 
   /** Adds a user to an organization as manager or member. */
   async addMember(org: string, user: string, role: 'manager' | 'member'): Promise<void> {
     await this.requireOrg(org);
     await this.requireUser(user);
-    await this.repo.upsertMembership({ org, user_id: user, role });
+    await this.db.transaction().execute(async (trx) => {
+      await new IdentityRepository(trx).upsertMembership({ org, user_id: user, role });
+      await this.membershipChanged(trx, org, user, role);
+    });
     this.changed(user);
   }
 
@@ -78,7 +130,10 @@ export class EnrollmentAdmin {
     await this.requireOrg(org);
     await this.requireUser(user);
     if (!(await this.repo.findMembership(user, org))) throw new Error(`${user} is not a member of ${org}`);
-    await this.repo.removeMembership(user, org);
+    await this.db.transaction().execute(async (trx) => {
+      await new IdentityRepository(trx).removeMembership(user, org);
+      await this.membershipChanged(trx, org, user, null);
+    });
     this.changed(user);
   }
 
@@ -164,7 +219,67 @@ export class EnrollmentAdmin {
         };
         await addEvent(trx, ENROLLED, event);
       }
+      const assignment: AssignmentChanged = {
+        user,
+        course,
+        space: org,
+        organization: org,
+        mandatory: opts.mandatory ?? false,
+        deadline,
+        at: new Date().toISOString(),
+      };
+      await addEvent(trx, ASSIGNMENT_CHANGED, assignment);
       return { created: row.created };
+    });
+  }
+
+  /**
+   * Announces the current state of every user, organization, membership and enrollment as events
+   * (one transaction through the outbox), so read models built before these events existed
+   * (reporting) catch up. Every one is state transfer: announcing twice changes nothing.
+   */
+  async announceState(): Promise<number> {
+    return this.db.transaction().execute(async (trx) => {
+      const at = new Date().toISOString();
+      let n = 0;
+      const users = await trx.selectFrom('users').select(['id', 'full_name']).execute();
+      for (const u of users)
+        n += Number(!!(await addEvent(trx, USER_UPDATED, { user: u.id, full_name: u.full_name, at })));
+      const orgs = await trx.selectFrom('organizations').select('name').execute();
+      for (const o of orgs) {
+        await this.organizationChanged(trx, o.name);
+        n++;
+      }
+      const members = await trx.selectFrom('memberships').select(['org', 'user_id', 'role']).execute();
+      for (const m of members) {
+        await this.membershipChanged(trx, m.org, m.user_id, m.role);
+        n++;
+      }
+      for (const e of await new EnrollmentRepository(trx).list()) {
+        const enrolled: Enrolled = {
+          user: e.user_id,
+          course: e.course,
+          space: e.space,
+          organization: e.organization,
+          self_enrolled: e.self_enrolled,
+          at: e.enrolled_at,
+        };
+        await addEvent(trx, ENROLLED, enrolled);
+        n++;
+        if (e.self_enrolled || !e.organization) continue;
+        const assignment: AssignmentChanged = {
+          user: e.user_id,
+          course: e.course,
+          space: e.space,
+          organization: e.organization,
+          mandatory: e.mandatory ?? false,
+          deadline: e.deadline,
+          at,
+        };
+        await addEvent(trx, ASSIGNMENT_CHANGED, assignment);
+        n++;
+      }
+      return n;
     });
   }
 

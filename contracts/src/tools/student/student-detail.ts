@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Timestamp } from '../../common.ts';
 import { defineTool, READ } from '../../tool.ts';
-import { ObjectiveStatus } from '../shapes.ts';
+import { HomeworkStatus, ObjectiveStatus } from '../shapes.ts';
 
 /** student_detail: details on one employee of the manager's organization. */
 export const student_detail = defineTool({
@@ -12,7 +12,8 @@ export const student_detail = defineTool({
   description:
     'Подробности руководителю по одному сотруднику своей организации (user — учётная запись, например из org_report): курсы, назначенные вашими организациями, с дедлайнами; ' +
     'занятия со статусами и целями урока (sessions[].objectives — цель и её статус); попытки проверок знаний с баллом и признаком зачёта. ' +
-    'Попытка Cancelled аннулирована новой версией курса: в счёт не идёт, балл 0. ' +
+    'Попытка Cancelled аннулирована новой версией курса: в счёт не идёт, балл 0, а следующая попытка урока получает тот же номер. ' +
+    'homework — статусы домашних заданий в пространствах ваших организаций. ' +
     'Пункты целей, свидетельства, ответы, разговоры с агентом и заметки не отдаются — отчёт о результате, а не о содержании. ' +
     'Отказ not_your_student — сотрудник не состоит ни в одной вашей организации.',
   input: z.object({
@@ -54,6 +55,20 @@ export const student_detail = defineTool({
         finished_at: Timestamp.nullable().optional(),
       }),
     ),
+    homework: z
+      .array(
+        z.looseObject({
+          course: z.string(),
+          lesson: z.string(),
+          lesson_title: z.string().optional(),
+          organization: z.string(),
+          status: HomeworkStatus,
+          version: z.number().int().nullable(),
+          due_at: Timestamp.nullable(),
+        }),
+      )
+      .optional()
+      .describe('Статусы домашних заданий в пространствах ваших организаций — без текста ответа и файлов'),
   }),
   annotations: READ,
   refusals: ['not_your_student'],

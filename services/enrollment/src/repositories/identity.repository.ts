@@ -101,12 +101,15 @@ export class IdentityRepository {
     await this.db.updateTable('users').set({ selected_space: space }).where('id', '=', userId).execute();
   }
 
-  async upsertUser(user: { id: string; full_name: string; roles: string[] }): Promise<void> {
-    await this.db
+  /** Creates or updates a user; true when the user is new. */
+  async upsertUser(user: { id: string; full_name: string; roles: string[] }): Promise<boolean> {
+    const row = await this.db
       .insertInto('users')
       .values(user)
       .onConflict((oc) => oc.column('id').doUpdateSet({ full_name: user.full_name, roles: user.roles }))
-      .execute();
+      .returning(sql<boolean>`(xmax = 0)`.as('created'))
+      .executeTakeFirstOrThrow();
+    return row.created;
   }
 
   async upsertOrganization(org: { name: string; title: string; suspended?: boolean }): Promise<void> {

@@ -55,6 +55,7 @@ export function updateArtifactHandler(deps: { db: Kysely<HomeworkDb>; gateway: C
         space: access.space,
         organization: access.organization,
         artifact: document.key,
+        title: document.title,
         ...fill,
         at: new Date().toISOString(),
       });

@@ -1,0 +1,72 @@
+import { readFile } from 'node:fs/promises';
+import { type Kysely, sql, type Transaction } from 'kysely';
+import type pg from 'pg';
+import type { ReportingDb } from './db.ts';
+
+const READ_MODEL_SQL = new URL('./read-model.sql', import.meta.url);
+
+/** Schema name of generation `n`. */
+export function generationSchema(n: number): string {
+  return `reporting_g${n}`;
+}
+
+/** The number of a generation schema name. */
+export function generationNumber(schema: string): number {
+  const m = /^reporting_g(\d+)$/.exec(schema);
+  if (!m) throw new Error(`not a generation schema: ${schema}`);
+  return Number(m[1]);
+}
+
+/** Creates an empty generation schema with the read-model tables. */
+export async function createGenerationSchema(pool: pg.Pool, schema: string): Promise<void> {
+  generationNumber(schema);
+  const ddl = await readFile(READ_MODEL_SQL, 'utf8');
+  const client = await pool.connect();
+  try {
+    await client.query('begin');
+    await client.query(`drop schema if exists "${schema}" cascade`);
+    await client.query(`create schema "${schema}"`);
+    await client.query(`set local search_path to "${schema}"`);
+    await client.query(ddl);
+    await client.query('commit');
+  } catch (err) {
+    await client.query('rollback').catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+/** Makes sure a generation exists (the first start creates reporting_g1), under an advisory lock. */
+export async function ensureGeneration(db: Kysely<ReportingDb>, pool: pg.Pool): Promise<string> {
+  const client = await pool.connect();
+  try {
+    await client.query('select pg_advisory_lock(hashtext($1))', ['studium.reporting.generation']);
+    const found = await db.selectFrom('generation').select('current').executeTakeFirst();
+    if (found) return found.current;
+    const first = generationSchema(1);
+    await createGenerationSchema(pool, first);
+    await db.insertInto('generation').values({ current: first }).execute();
+    return first;
+  } finally {
+    await client.query('select pg_advisory_unlock(hashtext($1))', ['studium.reporting.generation']).catch(() => {});
+    client.release();
+  }
+}
+
+/** The generation the tools read now. */
+export async function currentGeneration(db: Kysely<ReportingDb>): Promise<string> {
+  const row = await db.selectFrom('generation').select('current').executeTakeFirstOrThrow();
+  return row.current;
+}
+
+/**
+ * The generation a live event goes to, read with a share lock: a rebuild's swap (which takes the
+ * row for update) waits for this transaction, and this one waits for the swap.
+ */
+export async function lockedGeneration(trx: Transaction<ReportingDb>): Promise<string> {
+  const row = await sql<{ current: string }>`select current from generation where id = 1 for share`.execute(trx);
+  const current = row.rows[0]?.current;
+  if (!current) throw new Error('reporting: no read-model generation');
+  return current;
+}

@@ -1,0 +1,139 @@
+import {
+  type EventEnvelope,
+  ensureConsumer,
+  ensureStream,
+  filtersManySubjects,
+  type Logger,
+  streamNames,
+  subjectMatches,
+} from '@studium/platform';
+import type { Kysely } from 'kysely';
+import type { ConsumerMessages, JsMsg, NatsConnection } from 'nats';
+import { Histogram, type Registry } from 'prom-client';
+import type { ReportingDb } from './db.ts';
+import { lockedGeneration } from './generation.ts';
+import { applyEvents, PROJECTED_SUBJECTS } from './projector.ts';
+import { ProjectionRepository } from './repositories/projection.repository.ts';
+
+/** Durable name of the read-model consumer (replicas share it). */
+export const REPORTING_CONSUMER = 'reporting-read-models';
+
+/** Events applied in one transaction at most (all that arrived while the previous batch ran). */
+const BATCH = 200;
+
+/** A running live projection. */
+export interface LiveConsumer {
+  /** Event-to-report lag: from the event's occurred_at to the commit of its effects. */
+  lag: Histogram;
+  stop(): Promise<void>;
+}
+
+/**
+ * Keeps the current generation of the read models up to date from the stream: durable, at least
+ * once, applied exactly once (`processed` in the generation, in the transaction of the effects).
+ * Events that arrive while a transaction runs are applied together in the next one, so a burst
+ * costs one commit per batch instead of one per event.
+ * Each transaction reads the generation pointer with a share lock, so a rebuild's swap never
+ * lands between reading the pointer and writing into the generation it names.
+ */
+export async function startLiveConsumer(deps: {
+  nc: NatsConnection;
+  prefix: string;
+  db: Kysely<ReportingDb>;
+  log: Logger;
+  metrics?: Registry;
+}): Promise<LiveConsumer> {
+  const lag = new Histogram({
+    name: 'reporting_event_lag_seconds',
+    help: 'Time from an event (occurred_at) to its effect committed in the reports',
+    buckets: [
+      0.001, 0.0025, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 10, 30,
+    ],
+    registers: deps.metrics ? [deps.metrics] : [],
+  });
+  const jsm = await ensureStream(deps.nc, deps.prefix);
+  const names = streamNames(deps.prefix);
+  const filtered = await ensureConsumer(
+    jsm,
+    deps.prefix,
+    REPORTING_CONSUMER,
+    PROJECTED_SUBJECTS,
+    filtersManySubjects(deps.nc),
+  );
+  // NATS < 2.10 cannot filter on several subjects: the consumer sees the whole stream and skips the rest.
+  const wanted = filtered ? null : PROJECTED_SUBJECTS.map(names.subject);
+  const consumer = await deps.nc.jetstream().consumers.get(names.stream, REPORTING_CONSUMER);
+  const messages: ConsumerMessages = await consumer.consume({ max_messages: 512 });
+  // Messages wait here while a batch is being applied; the next batch takes all that arrived.
+  const queue: Array<{ m: JsMsg; event: EventEnvelope }> = [];
+  let draining: Promise<void> | null = null;
+  const observe = (event: EventEnvelope) => {
+    const occurred = Date.parse(event.occurred_at);
+    if (Number.isFinite(occurred)) lag.observe(Math.max(0, (Date.now() - occurred) / 1000));
+  };
+  const apply = (batch: Array<{ m: JsMsg; event: EventEnvelope }>) =>
+    deps.db.transaction().execute(async (trx) => {
+      const generation = await lockedGeneration(trx);
+      const repo = new ProjectionRepository(trx, generation);
+      return applyEvents(
+        repo,
+        batch.map((b) => b.event),
+        deps.log,
+      );
+    });
+  const drain = async () => {
+    while (queue.length) {
+      const batch = queue.splice(0, BATCH);
+      try {
+        const applied = await apply(batch);
+        for (const { m } of batch) m.ack();
+        for (const event of applied) observe(event);
+      } catch (err) {
+        // One event may be at fault: apply them one by one, so the others are not held back.
+        deps.log.warn({ err, size: batch.length }, 'reporting: batch failed, applying its events one by one');
+        for (const item of batch) {
+          try {
+            const applied = await apply([item]);
+            item.m.ack();
+            for (const event of applied) observe(event);
+          } catch (one) {
+            deps.log.warn({ err: one, event: item.event.type }, 'reporting: event failed, redelivering');
+            item.m.nak(1000);
+          }
+        }
+      }
+    }
+  };
+  const done = (async () => {
+    for await (const m of messages) {
+      if (wanted && !wanted.some((s) => subjectMatches(s, m.subject))) {
+        m.ack();
+        continue;
+      }
+      let event: EventEnvelope;
+      try {
+        event = m.json<EventEnvelope>();
+        if (typeof event?.id !== 'string' || !event.id) throw new Error('event without id');
+      } catch {
+        deps.log.error({ subject: m.subject }, 'reporting: malformed event dropped');
+        m.term();
+        continue;
+      }
+      queue.push({ m, event });
+      if (!draining) {
+        draining = drain().finally(() => {
+          draining = null;
+        });
+      }
+    }
+    await draining;
+  })();
+  done.catch((err) => deps.log.error({ err }, 'reporting consumer stopped'));
+  return {
+    lag,
+    async stop() {
+      await messages.close();
+      await done;
+    },
+  };
+}
