@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { INPUT_LIMITS } from '../../bounds.ts';
 import { Timestamp } from '../../common.ts';
 import { defineTool, READ } from '../../tool.ts';
 import { ActivityView, ProjectArg } from './shapes.ts';
@@ -15,7 +16,7 @@ export const list_notes = defineTool({
     'Агенттің жадын емес, ортақ жазбаларды тізеді.',
   input: z.object({
     project: ProjectArg,
-    path: z.string().optional().describe('Қалта жолы, мысалы guides/setup; түбір — бос'),
+    path: z.string().max(INPUT_LIMITS.title).optional().describe('Қалта жолы, мысалы guides/setup; түбір — бос'),
     tag: z.string().optional().describe('Тек осы тегі бар жазбалар'),
     cursor: z.string().optional().describe('Алдыңғы жауаптың next_cursor мәні'),
     limit: z.number().int().optional().describe('Беттегі жазба саны, 1–200, әдепкісі 50'),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { INPUT_LIMITS } from '../../bounds.ts';
 import { defineTool, WRITE_IDEMPOTENT } from '../../tool.ts';
 import { ProjectArg, ProjectView } from './shapes.ts';
 import { WrittenNote } from './write.ts';
@@ -12,7 +13,7 @@ export const move_note = defineTool({
   service: 'knowledge',
   title: 'Жазбаны жылжыту',
   description: 'Жазбаны атын сақтай отырып басқа қалтаға жылжытады. id тұрақты, кіріс сілтемелер үзілмейді.',
-  input: z.object({ id: z.string(), path: z.string().describe('Жаңа қалта; түбір — бос') }),
+  input: z.object({ id: z.string(), path: z.string().max(INPUT_LIMITS.title).describe('Жаңа қалта; түбір — бос') }),
   output: WrittenNote,
   annotations: WRITE_IDEMPOTENT,
   refusals: ['noteNotFound', 'invalidPath'],
@@ -27,7 +28,7 @@ export const rename_note = defineTool({
   description:
     'Жазбаның тақырыбын (және бірінші # H1 жолын) өзгертеді. Link-safe: ескі тақырып alias-тарихқа өтеді, кіріс [[сілтемелер]] ' +
     'резолвтеле береді.',
-  input: z.object({ id: z.string(), title: z.string().describe('Жаңа тақырып') }),
+  input: z.object({ id: z.string(), title: z.string().max(INPUT_LIMITS.title).describe('Жаңа тақырып') }),
   output: WrittenNote,
   annotations: WRITE_IDEMPOTENT,
   refusals: ['noteNotFound', 'titleMissing', 'titleTaken'],
@@ -43,8 +44,8 @@ export const move_folder = defineTool({
     'Қалтаны ішіндегісімен түгел басқа аталық қалтаға жылжытады. Ішіндегі жазбалардың id-і мен сілтемелері тұрақты.',
   input: z.object({
     project: ProjectArg,
-    path: z.string().describe('Жылжитын қалта'),
-    newParent: z.string().describe('Жаңа аталық қалта; түбір — бос'),
+    path: z.string().max(INPUT_LIMITS.title).describe('Жылжитын қалта'),
+    newParent: z.string().max(INPUT_LIMITS.title).describe('Жаңа аталық қалта; түбір — бос'),
   }),
   output: FolderResult,
   annotations: WRITE_IDEMPOTENT,
@@ -59,7 +60,11 @@ export const rename_folder = defineTool({
   title: 'Қалтаның атын өзгерту',
   description:
     'Қалтаның атын орнында өзгертеді (ішіндегі жазбалардың id-і тұрақты). Жобаның хэндлі өзгермейді — ол үшін rename_project.',
-  input: z.object({ project: ProjectArg, path: z.string(), name: z.string().describe('Жаңа ат, бір сегмент') }),
+  input: z.object({
+    project: ProjectArg,
+    path: z.string().max(INPUT_LIMITS.title),
+    name: z.string().max(INPUT_LIMITS.title).describe('Жаңа ат, бір сегмент'),
+  }),
   output: FolderResult,
   annotations: WRITE_IDEMPOTENT,
   refusals: ['projectNotFound', 'folderNotFound', 'invalidPath'],
@@ -77,7 +82,7 @@ export const rename_project = defineTool({
   input: z.object({
     project: ProjectArg,
     slug: z.string().optional().describe('Жаңа slug (хэндлдің соңғы сегменті)'),
-    title: z.string().optional().describe('Жаңа атау'),
+    title: z.string().max(INPUT_LIMITS.title).optional().describe('Жаңа атау'),
   }),
   output: z.looseObject({ ...ProjectView.shape, aliases: z.array(z.string()) }),
   annotations: WRITE_IDEMPOTENT,

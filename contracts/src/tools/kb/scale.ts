@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { INPUT_LIMITS } from '../../bounds.ts';
 import { defineTool, WRITE, WRITE_IDEMPOTENT } from '../../tool.ts';
 import { LinkSpec, LinkView } from './shapes.ts';
 
@@ -17,8 +18,8 @@ export const create_notes = defineTool({
     project: z.string().describe('Жоба хэндлі — get_my_projects жауабынан'),
     notes: z.array(
       z.object({
-        body: z.string(),
-        path: z.string().optional(),
+        body: z.string().max(INPUT_LIMITS.text),
+        path: z.string().max(INPUT_LIMITS.title).optional(),
         type: z.string().optional(),
         tags: z.array(z.string()).optional(),
         links: z.array(LinkSpec).optional(),
@@ -51,7 +52,12 @@ export const link_many = defineTool({
     'results[] әрқайсысын ok/error деп белгілейді.',
   input: z.object({
     links: z.array(
-      z.object({ from: z.string(), type: z.string(), to: z.string().optional(), toTitle: z.string().optional() }),
+      z.object({
+        from: z.string(),
+        type: z.string(),
+        to: z.string().optional(),
+        toTitle: z.string().max(INPUT_LIMITS.title).optional(),
+      }),
     ),
   }),
   output: z.looseObject({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { INPUT_LIMITS } from '../../bounds.ts';
 import { Timestamp } from '../../common.ts';
 
 /**
@@ -40,7 +41,11 @@ export const ProjectArg = z.string().describe('Жоба хэндлі — get_my_
 export const LinkSpec = z.object({
   type: z.string().describe('Байланыс түрі, мысалы relates, depends_on, part_of'),
   to: z.string().optional().describe('Нысана жазбаның id-і'),
-  toTitle: z.string().optional().describe('Нысана жазбаның тақырыбы — жазба әлі жоқ болса, forward-ref'),
+  toTitle: z
+    .string()
+    .max(INPUT_LIMITS.title)
+    .optional()
+    .describe('Нысана жазбаның тақырыбы — жазба әлі жоқ болса, forward-ref'),
 });
 
 /** A link as the tools return it. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { INPUT_LIMITS } from '../../bounds.ts';
 import { DESTRUCTIVE, defineTool, WRITE, WRITE_IDEMPOTENT } from '../../tool.ts';
 import { LinkSpec, LinkView, ProjectArg } from './shapes.ts';
 
@@ -24,8 +25,8 @@ export const create_note = defineTool({
     'Мәтіндегі [[Тақырып]] сілтемелері де байланыс болады. Класты да, кеңістікті де агент таңдамайды. Жазар алдында search жасаңыз.',
   input: z.object({
     project: ProjectArg,
-    body: z.string().describe('Markdown; бірінші жолы # Тақырып'),
-    path: z.string().optional().describe('Қалта, мысалы guides/setup; әдепкісі түбір'),
+    body: z.string().max(INPUT_LIMITS.answer).describe('Markdown; бірінші жолы # Тақырып'),
+    path: z.string().max(INPUT_LIMITS.title).optional().describe('Қалта, мысалы guides/setup; әдепкісі түбір'),
     type: z.string().optional().describe('Жазба түрі, мысалы guide, decision'),
     tags: z.array(z.string()).optional(),
     links: z.array(LinkSpec).optional(),
@@ -45,7 +46,7 @@ export const remember_about_user = defineTool({
     'Пайдаланушы туралы ұзақ өмір сүретін фактіні (қалаулары, контексті) оның жеке жадына жазады: category астына observation ' +
     'үстеп жазылады. Ортақ білім емес; start_session мен recall оны қайтарады.',
   input: z.object({
-    observation: z.string().describe('Факт немесе бақылау'),
+    observation: z.string().max(INPUT_LIMITS.text).describe('Факт немесе бақылау'),
     category: z.string().optional().describe('Категория, мысалы preferences, context; әдепкісі general'),
   }),
   output: z.looseObject({ id: z.string(), category: z.string(), versionToken: z.string() }),
@@ -64,7 +65,7 @@ export const remember_about_project = defineTool({
     'observation үстеп жазылады. Ортақ білім емес — ол үшін create_note.',
   input: z.object({
     project: ProjectArg,
-    observation: z.string().describe('Факт немесе бақылау'),
+    observation: z.string().max(INPUT_LIMITS.text).describe('Факт немесе бақылау'),
     category: z.string().optional().describe('Категория; әдепкісі general'),
   }),
   output: z.looseObject({ id: z.string(), category: z.string(), project: z.string(), versionToken: z.string() }),
@@ -86,9 +87,9 @@ export const edit_note = defineTool({
     id: z.string().describe('Жазба id-і'),
     versionToken: z.string().describe('get_note-тың versionToken-і'),
     mode: z.string().describe('append | prepend | replace | replaceSection | findReplace'),
-    content: z.string().describe('Жаңа мәтін; findReplace-та бос болса — сниппет жойылады'),
-    heading: z.string().optional().describe('replaceSection: бөлім тақырыбы (# белгісіз)'),
-    find: z.string().optional().describe('findReplace: жазбада бір рет кездесетін сниппет'),
+    content: z.string().max(INPUT_LIMITS.answer).describe('Жаңа мәтін; findReplace-та бос болса — сниппет жойылады'),
+    heading: z.string().max(INPUT_LIMITS.title).optional().describe('replaceSection: бөлім тақырыбы (# белгісіз)'),
+    find: z.string().max(INPUT_LIMITS.text).optional().describe('findReplace: жазбада бір рет кездесетін сниппет'),
   }),
   output: WrittenNote,
   annotations: WRITE,
@@ -132,7 +133,7 @@ export const link = defineTool({
     from: z.string().describe('Бастапқы жазба id-і'),
     type: z.string().describe('Байланыс түрі, мысалы relates, depends_on'),
     to: z.string().optional().describe('Нысана жазба id-і'),
-    toTitle: z.string().optional().describe('Нысана тақырыбы (forward-ref)'),
+    toTitle: z.string().max(INPUT_LIMITS.title).optional().describe('Нысана тақырыбы (forward-ref)'),
   }),
   output: LinkView,
   annotations: WRITE_IDEMPOTENT,
