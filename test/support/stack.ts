@@ -77,7 +77,7 @@ export async function startEdge(env: TestEnv, overrides: Record<string, string> 
   const redis = new Redis(env.redisUrl, { maxRetriesPerRequest: 1 });
   const bus = createBus(env.nc, { prefix: env.prefix, timeoutMs: config.REQUEST_TIMEOUT_MS, log: env.log });
   const app = await buildApp({ bus, db: database.db, redis, log, config });
-  await app.listen({ host: '127.0.0.1', port: 0 });
+  await app.listen({ host: '127.0.0.1', port: config.PORT });
   const port = (app.server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}`,
