@@ -119,3 +119,204 @@ describe('the official SDK client connects to /mcp by URL alone', () => {
     await connected.close();
   }, 60_000);
 });
+
+interface Tokens {
+  access_token: string;
+  refresh_token?: string;
+  scope?: string;
+  expires_in?: number;
+}
+
+async function registerClient(): Promise<string> {
+  const res = await fetch(`${edge.url}/oauth/reg`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      client_name: 'Ручной клиент',
+      redirect_uris: [callback.url],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    }),
+  });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { client_id: string }).client_id;
+}
+
+async function tokenRequest(params: Record<string, string>): Promise<{ status: number; body: Record<string, string> }> {
+  const res = await fetch(`${edge.url}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(params).toString(),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, string> };
+}
+
+/** A full authorization code flow with PKCE, the user played by Chromium; returns the client and its tokens. */
+async function authorize(login: string, scope = 'read write', resource = `${edge.url}/mcp`) {
+  const clientId = await registerClient();
+  const { verifier, challenge } = pkce();
+  const url = new URL(`${edge.url}/oauth/auth`);
+  for (const [k, v] of Object.entries({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: callback.url,
+    scope,
+    resource,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    state: 'st',
+  }))
+    url.searchParams.set(k, v);
+  const done = await signInWithBrowser(browser, url.href, callback.url, login, PASSWORD);
+  const code = done.url.searchParams.get('code');
+  expect(code, done.pages.at(-1)).toBeTruthy();
+  const t = await tokenRequest({
+    grant_type: 'authorization_code',
+    code: code as string,
+    redirect_uri: callback.url,
+    client_id: clientId,
+    code_verifier: verifier,
+    resource,
+  });
+  expect(t.status).toBe(200);
+  return { clientId, tokens: t.body as unknown as Tokens };
+}
+
+function post(path: string, token: string | null, body: unknown) {
+  return fetch(`${edge.url}${path}`, {
+    method: 'POST',
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-11-25',
+    },
+    body: JSON.stringify(body),
+  });
+}
+
+const listTools = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };
+
+async function whoamiStatus(token: string, path = '/mcp'): Promise<number> {
+  return (
+    await post(path, token, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'whoami', arguments: {} } })
+  ).status;
+}
+
+/** Polls until the edge refuses the token (principal-change announcements are asynchronous). */
+async function refusedSoon(token: string): Promise<number> {
+  for (let i = 0; i < 40; i++) {
+    const status = await whoamiStatus(token);
+    if (status !== 200) return status;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return 200;
+}
+
+describe('the resource-server side', () => {
+  it('answers 401 without a token with resource_metadata and the scopes, and serves RFC 9728 and RFC 8414 metadata', async () => {
+    const res = await post('/mcp', null, listTools);
+    expect(res.status).toBe(401);
+    const challenge = res.headers.get('www-authenticate') ?? '';
+    expect(challenge).toContain(`resource_metadata="${edge.url}/.well-known/oauth-protected-resource/mcp"`);
+    expect(challenge).toContain('scope="read write"');
+    const prm = (await (await fetch(`${edge.url}/.well-known/oauth-protected-resource/authoring`)).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(prm).toMatchObject({
+      resource: `${edge.url}/authoring`,
+      authorization_servers: [`${edge.url}/oauth`],
+      scopes_supported: ['read', 'write'],
+    });
+    const as = (await (await fetch(`${edge.url}/.well-known/oauth-authorization-server/oauth`)).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(as.issuer).toBe(`${edge.url}/oauth`);
+    expect(as.code_challenge_methods_supported).toEqual(['S256']);
+    expect(as.registration_endpoint).toBe(`${edge.url}/oauth/reg`);
+    expect(as.revocation_endpoint).toBeTruthy();
+  });
+
+  it('refuses a token issued for /mcp at /authoring, and a read token on a write tool with the scope challenge', async () => {
+    await enrollment.admin.upsertUser('boris@test', 'Борис Ученик', ['Student', 'Course Creator']);
+    const { tokens } = await authorize('boris@test', 'read');
+    expect(tokens.scope).toBe('read');
+    expect(await whoamiStatus(tokens.access_token)).toBe(200);
+    const elsewhere = await post('/authoring', tokens.access_token, listTools);
+    expect(elsewhere.status).toBe(401);
+    expect(elsewhere.headers.get('www-authenticate')).toContain('error="invalid_token"');
+
+    const write = await post('/mcp', tokens.access_token, {
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/call',
+      params: { name: 'set_space', arguments: { space: 'personal' } },
+    });
+    expect(write.status).toBe(403);
+    const challenge = write.headers.get('www-authenticate') ?? '';
+    expect(challenge).toContain('error="insufficient_scope"');
+    expect(challenge).toContain('scope="read write"');
+    expect(challenge).toContain('resource_metadata=');
+  }, 60_000);
+
+  it('refuses an expired access token and a revoked one', async () => {
+    const { clientId, tokens } = await authorize('vera@test');
+    // Expire a fresh token (never used, so not cached) where the authorization server keeps it.
+    const fresh = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token as string,
+      client_id: clientId,
+    });
+    expect(fresh.status).toBe(200);
+    const expired = await edge.database.pool.query(
+      `update edge.oauth_store set payload = jsonb_set(payload, '{exp}', to_jsonb(extract(epoch from now())::bigint - 60))
+       where kind = 'AccessToken' and id = $1`,
+      [fresh.body.access_token],
+    );
+    expect(expired.rowCount).toBe(1);
+    expect(await whoamiStatus(fresh.body.access_token)).toBe(401);
+
+    const live = await authorize('vera@test');
+    expect(await whoamiStatus(live.tokens.access_token)).toBe(200);
+    const revoked = await fetch(`${edge.url}/oauth/token/revocation`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: live.tokens.refresh_token as string, client_id: live.clientId }).toString(),
+    });
+    expect(revoked.status).toBe(200);
+    expect(await refusedSoon(live.tokens.access_token)).toBe(401);
+    const audit = await edge.database.pool.query(
+      `select kind from edge.audit_log where user_id = 'vera@test' and kind like 'oauth_%' order by id`,
+    );
+    expect(audit.rows.map((r) => r.kind)).toEqual(['oauth_grant', 'oauth_grant', 'oauth_revocation']);
+  }, 60_000);
+
+  it('detects a refresh-token reuse and ends the whole grant', async () => {
+    const { clientId, tokens } = await authorize('anna@test');
+    const first = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token as string,
+      client_id: clientId,
+    });
+    expect(first.status).toBe(200);
+    expect(first.body.refresh_token).not.toBe(tokens.refresh_token);
+    expect(await whoamiStatus(first.body.access_token)).toBe(200);
+    const reuse = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token as string,
+      client_id: clientId,
+    });
+    expect(reuse.status).toBe(400);
+    expect(reuse.body.error).toBe('invalid_grant');
+    const rotated = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: first.body.refresh_token,
+      client_id: clientId,
+    });
+    expect(rotated.body.error).toBe('invalid_grant');
+    expect(await refusedSoon(first.body.access_token)).toBe(401);
+  }, 60_000);
+});

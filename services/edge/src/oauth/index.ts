@@ -41,7 +41,8 @@ export async function setupOAuth(
     },
     findToken: async (token: string): Promise<OAuthAccessToken | undefined> => {
       const at = await provider.AccessToken.find(token);
-      if (!at?.accountId) return undefined;
+      // oidc-provider allows its clock tolerance; the edge refuses a token the moment it expires.
+      if (!at?.accountId || !at.exp || at.exp * 1000 <= Date.now()) return undefined;
       return {
         accountId: at.accountId,
         scope: at.scope,
