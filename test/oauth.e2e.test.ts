@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process';
 import type { Server } from 'node:http';
+import { resolve } from 'node:path';
 import {
   Client,
   type OAuthClientProvider,
@@ -319,4 +321,104 @@ describe('the resource-server side', () => {
     expect(rotated.body.error).toBe('invalid_grant');
     expect(await refusedSoon(first.body.access_token)).toBe(401);
   }, 60_000);
+});
+
+describe('sign-in limits', () => {
+  it('refuses sign-in after too many attempts for one login, even with the right password', async () => {
+    await enrollment.admin.upsertUser('gleb@test', 'Глеб Ученик', ['Student']);
+    await enrollment.admin.setPassword('gleb@test', PASSWORD);
+    const clientId = await registerClient();
+    const { challenge } = pkce();
+    const url = new URL(`${edge.url}/oauth/auth`);
+    url.search = new URLSearchParams({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: callback.url,
+      scope: 'read',
+      resource: `${edge.url}/mcp`,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    }).toString();
+    const context = await browser.createBrowserContext();
+    const page = await context.newPage();
+    await page.goto(url.href, { waitUntil: 'domcontentloaded' });
+    const attempt = async (password: string) => {
+      await page.type('#login', 'gleb@test');
+      await page.type('#password', password);
+      const [response] = await Promise.all([
+        page.waitForNavigation({ waitUntil: 'domcontentloaded' }),
+        page.click('#submit'),
+      ]);
+      return { status: response?.status(), text: await page.$eval('body', (b) => b.textContent ?? '') };
+    };
+    for (let i = 0; i < 3; i++) {
+      const wrong = await attempt('неверный-пароль');
+      expect(wrong.status).toBe(401);
+      expect(wrong.text).toContain('Неверный логин или пароль.');
+      await page.$eval('#login', (el) => {
+        (el as HTMLInputElement).value = '';
+      });
+    }
+    const limited = await attempt(PASSWORD);
+    expect(limited.status).toBe(429);
+    expect(limited.text).toContain('Слишком много попыток входа');
+    await context.close();
+    const audit = await edge.database.pool.query(
+      `select count(*)::int as n from edge.audit_log where kind = 'oauth_login_failed' and user_id = 'gleb@test'`,
+    );
+    expect(audit.rows[0].n).toBe(3);
+  }, 60_000);
+});
+
+/** The admin CLI as an operator runs it (a separate process), with optional stdin. */
+function cli(args: string[], input = ''): Promise<string> {
+  const root = resolve(import.meta.dirname, '..');
+  return new Promise((done, fail) => {
+    const child = spawn(resolve(root, 'node_modules/.bin/tsx'), [resolve(root, 'scripts/cli.ts'), ...args], {
+      env: { ...process.env, DATABASE_URL: env.databaseUrl, SUBJECT_PREFIX: env.prefix, NATS_URL: env.natsUrl },
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.stderr.on('data', (d) => {
+      err += d;
+    });
+    child.on('close', (code) => (code === 0 ? done(out) : fail(new Error(`cli ${args.join(' ')}: ${code} ${err}`))));
+    child.stdin.end(input);
+  });
+}
+
+describe('API tokens beside OAuth, and the admin CLI', { timeout: 120_000 }, () => {
+  it('keeps API tokens working unchanged; the CLI sets the password, lists grants, and one revocation ends both', async () => {
+    await enrollment.admin.upsertUser('dina@test', 'Дина Куратор', ['Student', 'Course Creator']);
+    await cli(['user', 'password', 'dina@test'], `${PASSWORD}\n`);
+    const apiToken = (await enrollment.admin.issueToken('dina@test')).token;
+    const { clientId, tokens } = await authorize('dina@test');
+
+    const agent = await connectAgent('v2', `${edge.url}/mcp`, apiToken);
+    expect(data(await agent.callTool('whoami', {})).user).toBe('dina@test');
+    await agent.close();
+    expect((await post('/authoring', apiToken, listTools)).status).toBe(200);
+    expect(await whoamiStatus(tokens.access_token)).toBe(200);
+
+    const listed = await cli(['grant', 'list', 'dina@test']);
+    expect(listed).toContain(clientId);
+    expect(listed).toContain('Ручной клиент');
+
+    expect(await cli(['user', 'revoke', 'dina@test'])).toContain('1 API token(s) and 1 OAuth grant(s) revoked');
+    expect(await refusedSoon(tokens.access_token)).toBe(401);
+    expect(await refusedSoon(apiToken)).toBe(401);
+    const refresh = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token as string,
+      client_id: clientId,
+    });
+    expect(refresh.body.error).toBe('invalid_grant');
+    const audit = await edge.database.pool.query(
+      `select kind from edge.audit_log where user_id = 'dina@test' and kind like 'oauth_%' order by id`,
+    );
+    expect(audit.rows.map((r) => r.kind)).toEqual(['oauth_grant', 'oauth_revocation']);
+  });
 });
