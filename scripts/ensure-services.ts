@@ -96,4 +96,26 @@ export async function ensureServices(): Promise<void> {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await ensureServices();
+/**
+ * Chromium for the OAuth sign-in test (puppeteer-core drives Debian's chromium): installed with
+ * apt-get when missing and this process may install packages; otherwise says how.
+ */
+export function ensureChromiumForOAuth(): void {
+  const binary = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+  if (existsSync(binary)) return;
+  console.log('chromium is missing (the OAuth sign-in test drives it); installing it');
+  try {
+    execSync('apt-get install -y chromium || (apt-get update && apt-get install -y chromium)', {
+      stdio: 'inherit',
+      shell: '/bin/bash',
+    });
+  } catch (err) {
+    console.error(`could not install chromium: ${(err as Error).message}
+Install it with:  apt-get install -y chromium`);
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await ensureServices();
+  ensureChromiumForOAuth();
+}
