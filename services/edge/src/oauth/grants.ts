@@ -14,9 +14,7 @@ export interface GrantRow {
 export async function listGrants(db: Kysely<EdgeDb>, user: string): Promise<GrantRow[]> {
   const rows = await db
     .selectFrom('oauth_store as g')
-    .leftJoin('oauth_store as c', (j) =>
-      j.on('c.kind', '=', 'Client').on(sql`c.id`, '=', sql`g.payload->>'clientId'`),
-    )
+    .leftJoin('oauth_store as c', (j) => j.on('c.kind', '=', 'Client').on(sql`c.id`, '=', sql`g.payload->>'clientId'`))
     .select([
       'g.id as grant',
       sql<string>`g.payload->>'clientId'`.as('client'),

@@ -122,7 +122,7 @@ export async function registerOAuth(app: EdgeFastify, deps: OAuthRouteDeps): Pro
         .type('text/html; charset=utf-8')
         .header('cache-control', 'no-store')
         .header('x-frame-options', 'DENY')
-        .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' *")
+        .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
         .send(body);
     const details = async (request: FastifyRequest, reply: FastifyReply) => {
       try {
