@@ -7,7 +7,7 @@ import {
   StreamableHTTPClientTransport,
   UnauthorizedError,
 } from '@modelcontextprotocol/client';
-import { createTestEnv, type TestEnv } from '@studium/testing';
+import { createTestEnv, eventually, type TestEnv } from '@studium/testing';
 import type { Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectAgent, data, type ToolResult } from './support/clients.ts';
@@ -95,6 +95,9 @@ class MemoryProvider implements OAuthClientProvider {
   }
 }
 
+let sdkTokens: { access_token: string; refresh_token?: string } | undefined;
+let sdkClientId: string | undefined;
+
 describe('the official SDK client connects to /mcp by URL alone', () => {
   it('discovers, registers, signs in through the pages (PKCE S256) and calls whoami as the signed-in user', async () => {
     const provider = new MemoryProvider(callback.url);
@@ -119,6 +122,8 @@ describe('the official SDK client connects to /mcp by URL alone', () => {
     const who = (await connected.callTool({ name: 'whoami', arguments: {} })) as ToolResult;
     expect(data(who)).toMatchObject({ user: 'anna@test', full_name: 'Анна Ученица' });
     await connected.close();
+    sdkTokens = provider.saved;
+    sdkClientId = provider.client?.client_id;
   }, 60_000);
 });
 
@@ -216,6 +221,54 @@ async function refusedSoon(token: string): Promise<number> {
   return 200;
 }
 
+describe('keys, clients and tokens are shared by replicas and survive restarts', () => {
+  it('a second edge on the same database (a replica, or the first one restarted) accepts the token and refreshes it, and the first accepts what it issued', async () => {
+    const token = sdkTokens?.access_token as string;
+    const port = await freePort();
+    const replica = await startEdge(env, { PORT: String(port), PUBLIC_URL: edge.url });
+    try {
+      const call = await fetch(`http://127.0.0.1:${port}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-11-25',
+        },
+        body: JSON.stringify(listTools),
+      });
+      expect(call.status).toBe(200);
+      const refreshed = await fetch(`http://127.0.0.1:${port}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'refresh_token',
+          refresh_token: sdkTokens?.refresh_token as string,
+          client_id: sdkClientId as string,
+        }).toString(),
+      });
+      expect(refreshed.status).toBe(200);
+      const body = (await refreshed.json()) as { access_token: string };
+      // The first edge (its keys read from the same table) accepts what the replica issued.
+      expect(await whoamiStatus(body.access_token)).toBe(200);
+      const keys = await edge.database.pool.query('select count(*)::int as n from edge.oauth_keys');
+      expect(keys.rows[0].n).toBe(1);
+    } finally {
+      await replica.close();
+    }
+  }, 60_000);
+
+  it('refuses to register a client whose redirect URI the rules do not allow', async () => {
+    const res = await fetch(`${edge.url}/oauth/reg`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: ['http://evil.example/cb'], token_endpoint_auth_method: 'none' }),
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: string }).error).toBe('invalid_redirect_uri');
+  });
+});
+
 describe('the resource-server side', () => {
   it('answers 401 without a token with resource_metadata and the scopes, and serves RFC 9728 and RFC 8414 metadata', async () => {
     const res = await post('/mcp', null, listTools);
@@ -290,10 +343,12 @@ describe('the resource-server side', () => {
     });
     expect(revoked.status).toBe(200);
     expect(await refusedSoon(live.tokens.access_token)).toBe(401);
-    const audit = await edge.database.pool.query(
-      `select kind from edge.audit_log where user_id = 'vera@test' and kind like 'oauth_%' order by id`,
-    );
-    expect(audit.rows.map((r) => r.kind)).toEqual(['oauth_grant', 'oauth_grant', 'oauth_revocation']);
+    await eventually(async () => {
+      const audit = await edge.database.pool.query(
+        `select kind from edge.audit_log where user_id = 'vera@test' and kind like 'oauth_%' order by id`,
+      );
+      expect(audit.rows.map((r) => r.kind)).toEqual(['oauth_grant', 'oauth_grant', 'oauth_revocation']);
+    });
   }, 60_000);
 
   it('detects a refresh-token reuse and ends the whole grant', async () => {
