@@ -293,6 +293,12 @@ describe('the resource-server side', () => {
     expect(as.code_challenge_methods_supported).toEqual(['S256']);
     expect(as.registration_endpoint).toBe(`${edge.url}/oauth/reg`);
     expect(as.revocation_endpoint).toBeTruthy();
+    const signout = await fetch(`${edge.url}/signout`, { redirect: 'manual' });
+    expect(signout.headers.get('location')).toBe(`${edge.url}/oauth/session/end`);
+    const page = await fetch(`${edge.url}/oauth/session/end`);
+    expect(page.status).toBe(200);
+    // Without a sign-in session there is nothing to confirm: the page posts the confirmation itself.
+    expect(await page.text()).toContain(`action="${edge.url}/oauth/session/end/confirm"`);
   });
 
   it('refuses a token issued for /mcp at /authoring, and a read token on a write tool with the scope challenge', async () => {
