@@ -1,15 +1,15 @@
 // Connects the MCP Inspector (its CLI, pinned version, under this repository's Node 24) to a local
 // edge by URL alone: the Inspector runs its own OAuth flow (discovery, registration, PKCE, a
 // loopback callback) and headless Chromium plays the user on the sign-in and consent pages; then
-// the Inspector calls whoami. Usage: `tsx scripts/inspector-oauth.ts [path to the inspector bin]`
+// the Inspector calls whoami. Usage: `tsx test/inspector-oauth.ts [path to the inspector bin]`
 // (default: `npx -y @modelcontextprotocol/inspector@2.12.0`). What it printed is in docs/oauth.md.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestEnv } from '@studium/testing';
-import { freePort, launchChromium, signInWithBrowser } from '../test/support/oauth.ts';
-import { startEdge, startEnrollment } from '../test/support/stack.ts';
+import { freePort, launchChromium, signInWithBrowser } from './support/oauth.ts';
+import { startEdge, startEnrollment } from './support/stack.ts';
 
 const INSPECTOR = process.argv[2];
 const USER = 'inspector@studium';
