@@ -384,6 +384,45 @@ describe('the resource-server side', () => {
   }, 60_000);
 });
 
+describe('sign-out', () => {
+  it('asks in Russian, ends the sign-in session, and the next authorization asks for the password again', async () => {
+    await enrollment.admin.upsertUser('emil@test', 'Эмиль Ученик', ['Student']);
+    await enrollment.admin.setPassword('emil@test', PASSWORD);
+    const clientId = await registerClient();
+    const authUrl = () => {
+      const url = new URL(`${edge.url}/oauth/auth`);
+      url.search = new URLSearchParams({
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: callback.url,
+        scope: 'read',
+        resource: `${edge.url}/mcp`,
+        code_challenge: pkce().challenge,
+        code_challenge_method: 'S256',
+      }).toString();
+      return url.href;
+    };
+    const context = await browser.createBrowserContext();
+    const page = await context.newPage();
+    await page.goto(authUrl(), { waitUntil: 'domcontentloaded' });
+    await page.type('#login', 'emil@test');
+    await page.type('#password', PASSWORD);
+    await Promise.all([page.waitForNavigation({ waitUntil: 'domcontentloaded' }), page.click('#submit')]);
+    expect(await page.$('#allow')).toBeTruthy();
+    // Signed in: a new authorization goes straight to consent.
+    await page.goto(authUrl(), { waitUntil: 'domcontentloaded' });
+    expect(await page.$('#password')).toBeNull();
+
+    await page.goto(`${edge.url}/signout`, { waitUntil: 'domcontentloaded' });
+    expect(await page.content()).toContain('Выйти из Studium?');
+    await Promise.all([page.waitForNavigation({ waitUntil: 'domcontentloaded' }), page.click('#logout')]);
+    expect(await page.content()).toContain('Вы вышли из Studium');
+    await page.goto(authUrl(), { waitUntil: 'domcontentloaded' });
+    expect(await page.$('#password')).toBeTruthy();
+    await context.close();
+  }, 60_000);
+});
+
 describe('sign-in limits', () => {
   it('refuses sign-in after too many attempts for one login, even with the right password', async () => {
     await enrollment.admin.upsertUser('gleb@test', 'Глеб Ученик', ['Student']);
