@@ -293,6 +293,9 @@ describe('the resource-server side', () => {
     expect(as.code_challenge_methods_supported).toEqual(['S256']);
     expect(as.registration_endpoint).toBe(`${edge.url}/oauth/reg`);
     expect(as.revocation_endpoint).toBeTruthy();
+    // Client ID metadata documents are on (fetched only from public https URLs, so not exercised here).
+    expect(as.client_id_metadata_document_supported).toBe(true);
+    expect(as.grant_types_supported).toEqual(expect.arrayContaining(['authorization_code', 'refresh_token']));
     const signout = await fetch(`${edge.url}/signout`, { redirect: 'manual' });
     expect(signout.headers.get('location')).toBe(`${edge.url}/oauth/session/end`);
     const page = await fetch(`${edge.url}/oauth/session/end`);
