@@ -1,6 +1,8 @@
 // The admin CLI: `npm run studium -- <command>`. Writes the services' own schemas the way the
 // services do, and announces principal changes on NATS so edges drop cached principals.
+import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
+import { PRINCIPAL_CHANGED } from '@studium/contracts';
 import {
   BaseConfig,
   deadLetterSchemas,
@@ -12,8 +14,10 @@ import {
   PLATFORM_MIGRATIONS,
   replayDeadLetter,
 } from '@studium/platform';
+import type { Kysely } from 'kysely';
 import { connect } from 'nats';
 import type { EdgeDb } from '../services/edge/src/audit.ts';
+import { listGrants, revokeGrants } from '../services/edge/src/oauth/grants.ts';
 import { EnrollmentAdmin } from '../services/enrollment/src/admin.ts';
 import { MIGRATIONS as ENROLLMENT_MIGRATIONS } from '../services/enrollment/src/app.ts';
 import type { EnrollmentDb } from '../services/enrollment/src/db.ts';
@@ -23,6 +27,10 @@ const USAGE = `studium admin CLI
 
   user add <login> <full name> [--role ROLE]...    create or update a user (roles: Student, Manager, Teacher,
                                                    Course Creator, Moderator, System Manager, Administrator)
+  user password <login>                            set the user's sign-in password (read from stdin, not echoed)
+  user revoke <login>                              end all the user's access: API tokens and OAuth grants
+  grant list <login>                               the user's OAuth grants (assistants signed in as them)
+  grant revoke <login>                             end the user's OAuth grants (API tokens stay)
   org add <name> <title>                           create or rename an organization
   org suspend <name> | org resume <name>           suspend or reinstate an organization
   member add <org> <login> [--manager]             add a member (or manager) to an organization
@@ -99,11 +107,45 @@ if (values.help || !group) {
 }
 
 const config = loadConfig(BaseConfig);
+const EDGE_MIGRATIONS = new URL('../services/edge/migrations', import.meta.url).pathname;
 await ensureDatabase(config.DATABASE_URL);
 const database = openDatabase<EnrollmentDb>(config.DATABASE_URL, 'enrollment', 2);
 await migrate(database.pool, 'enrollment', [PLATFORM_MIGRATIONS, ENROLLMENT_MIGRATIONS]);
 const nc = await connect({ servers: config.NATS_URL }).catch(() => null);
 const admin = new EnrollmentAdmin(database.db, nc ? { nc, prefix: config.SUBJECT_PREFIX } : undefined);
+
+/** Runs with the edge's schema (OAuth grants, audit log), migrated if the edge never ran. */
+async function withEdge<T>(run: (db: Kysely<EdgeDb>) => Promise<T>): Promise<T> {
+  const edge = openDatabase<EdgeDb>(config.DATABASE_URL, 'edge', 1);
+  try {
+    await migrate(edge.pool, 'edge', [EDGE_MIGRATIONS]);
+    return await run(edge.db);
+  } finally {
+    await edge.close();
+  }
+}
+
+/** Tells edges to drop the user's cached principals (their OAuth tokens changed). */
+function announce(user: string): void {
+  const subject = config.SUBJECT_PREFIX ? `${config.SUBJECT_PREFIX}.${PRINCIPAL_CHANGED}` : PRINCIPAL_CHANGED;
+  nc?.publish(subject, JSON.stringify({ user }));
+}
+
+/** A secret from stdin: one line when piped, typed without echo on a terminal. */
+async function readSecret(prompt: string): Promise<string> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY });
+  if (process.stdin.isTTY) {
+    process.stdout.write(prompt);
+    (rl as unknown as { _writeToOutput: (s: string) => void })._writeToOutput = () => {};
+  }
+  const line = await new Promise<string>((resolve) => {
+    rl.once('line', resolve);
+    rl.once('close', () => resolve(''));
+  });
+  rl.close();
+  if (process.stdin.isTTY) process.stdout.write('\n');
+  return line.replace(/\r$/, '');
+}
 
 function need(n: number, usage: string): void {
   if (rest.length < n) {
@@ -157,6 +199,30 @@ try {
     case 'token list':
       console.table(await admin.listTokens(rest[0]));
       break;
+    case 'user password': {
+      need(1, 'user password <login>  (the password is read from stdin)');
+      await admin.setPassword(rest[0], await readSecret('password: '));
+      console.log(`password of ${rest[0]} set`);
+      break;
+    }
+    case 'user revoke': {
+      need(1, 'user revoke <login>');
+      const tokens = await admin.revokeAllAccess(rest[0]);
+      const grants = await withEdge((db) => revokeGrants(db, rest[0]));
+      console.log(`${rest[0]}: ${tokens} API token(s) and ${grants} OAuth grant(s) revoked`);
+      break;
+    }
+    case 'grant list':
+      need(1, 'grant list <login>');
+      console.table(await withEdge((db) => listGrants(db, rest[0])));
+      break;
+    case 'grant revoke': {
+      need(1, 'grant revoke <login>');
+      const grants = await withEdge((db) => revokeGrants(db, rest[0]));
+      announce(rest[0]);
+      console.log(`${rest[0]}: ${grants} OAuth grant(s) revoked`);
+      break;
+    }
     case 'course allow':
     case 'course disallow':
       need(2, `course ${action} <org> <course id>`);

@@ -82,7 +82,7 @@ export async function startEdge(env: TestEnv, overrides: Record<string, string> 
     readAttemptTimeoutMs: config.READ_ATTEMPT_TIMEOUT_MS,
   });
   const app = await buildApp({ bus, db: database.db, redis, log, config });
-  await app.listen({ host: '127.0.0.1', port: 0 });
+  await app.listen({ host: '127.0.0.1', port: config.PORT });
   const port = (app.server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}`,

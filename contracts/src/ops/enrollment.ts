@@ -44,3 +44,24 @@ export function decodePrincipalChanged(data: Uint8Array): PrincipalChanged | nul
     return null;
   }
 }
+
+/**
+ * Checks a platform user's password at the edge's sign-in page (edge → enrollment); refusal
+ * `login_failed` for an unknown login, no password set or a wrong password (one answer for all).
+ */
+export const verifyPassword = defineOperation({
+  subject: 'enrollment.verify_password',
+  input: z.object({ login: z.string().max(320), password: z.string().max(200) }),
+  output: z.object({ user: z.string(), full_name: z.string() }),
+});
+
+/**
+ * The principal of an OAuth access token's user (edge → enrollment): `scope` is the token's,
+ * `issued_at` (epoch seconds) is compared with the user's last access revocation; refusal
+ * `token_invalid` when the user is gone or their access was revoked after the token was issued.
+ */
+export const resolveUser = defineOperation({
+  subject: 'enrollment.resolve_user',
+  input: z.object({ user: z.string(), scope: z.enum(['read', 'write']), issued_at: z.number() }),
+  output: z.object({ principal: Principal, expires_at: z.string().nullable() }),
+});

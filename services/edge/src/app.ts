@@ -14,8 +14,10 @@ import type { EdgeConfig } from './config.ts';
 import { fileDownload, HomeworkFiles } from './homework-files.ts';
 import { createSurfaceHandler, SURFACES, type SurfacePath } from './mcp.ts';
 import { createEdgeMetrics } from './metrics.ts';
+import { setupOAuth } from './oauth/index.ts';
+import { isOAuthPath } from './oauth/routes.ts';
 import { RateLimiter } from './rate-limit.ts';
-import { surfaceAuth } from './surface-auth.ts';
+import { scopeChallenge, surfaceAuth } from './surface-auth.ts';
 import type { Caller } from './tools.ts';
 
 // Schema messages reach agents and students: Russian, like every user-facing text.
@@ -38,11 +40,16 @@ export async function buildApp(deps: EdgeDeps) {
   const auditLimiter = new RateLimiter(redis, config.AUDIT_PER_MINUTE, `${config.SUBJECT_PREFIX}:audit`);
   const audit = new AuditLog(deps.db, deps.log, auditLimiter);
   const metrics = createEdgeMetrics(replies, audit);
-  const auth = new Authenticator(bus, {
-    ttlMs: config.AUTH_CACHE_TTL_MS,
-    maxEntries: config.AUTH_CACHE_MAX_ENTRIES,
-    negativeTtlMs: config.AUTH_NEGATIVE_TTL_MS,
-  });
+  const oauth = config.OAUTH_ENABLED ? await setupOAuth(deps, Object.keys(SURFACES)) : null;
+  const auth = new Authenticator(
+    bus,
+    {
+      ttlMs: config.AUTH_CACHE_TTL_MS,
+      maxEntries: config.AUTH_CACHE_MAX_ENTRIES,
+      negativeTtlMs: config.AUTH_NEGATIVE_TTL_MS,
+    },
+    oauth?.findToken,
+  );
   auth.start();
   const limiter = new RateLimiter(redis, config.RATE_LIMIT_PER_MINUTE, config.SUBJECT_PREFIX);
   const uiKey = (caller: Caller) => `${config.SUBJECT_PREFIX}:ui:${caller.tokenKey}`;
@@ -55,7 +62,7 @@ export async function buildApp(deps: EdgeDeps) {
   ) as Record<SurfacePath, ReturnType<typeof createSurfaceHandler>>;
 
   // Routes that take larger bodies set their own bodyLimit; the MCP endpoints take tool calls.
-  const app = Fastify({ loggerInstance: deps.log, bodyLimit: 1024 * 1024 });
+  const app = Fastify({ loggerInstance: deps.log, bodyLimit: 1024 * 1024, trustProxy: config.TRUST_PROXY });
   app.setErrorHandler(edgeErrorHandler);
   // Per-request access logs would cost more than the calls they describe; metrics count them.
   app.addHook('onRoute', (route) => {
@@ -69,11 +76,16 @@ export async function buildApp(deps: EdgeDeps) {
     const host = hostname(request.headers.host);
     if (!host || !allowedHosts.has(host)) return reply.code(403).send({ error: 'host not allowed' });
     const origin = request.headers.origin;
-    if (origin && !allowedOrigins.has(originBase(origin))) return reply.code(403).send({ error: 'origin not allowed' });
+    if (origin && !isOAuthPath(request.url) && !allowedOrigins.has(originBase(origin)))
+      return reply.code(403).send({ error: 'origin not allowed' });
   });
 
+  if (oauth) await oauth.register(app, audit);
+
   for (const path of Object.keys(SURFACES) as SurfacePath[]) {
+    const authDeps = { auth, audit, metrics, oauth: oauth?.endpoint(path) };
     const serve = async (request: FastifyRequest, reply: FastifyReply) => {
+      if (await scopeChallenge(authDeps, SURFACES[path].tools, request, reply)) return;
       const caller = request.caller as Caller;
       const { principal, tokenKey } = caller;
       const body = request.body as { method?: string; params?: { capabilities?: unknown; name?: unknown } } | undefined;
@@ -95,7 +107,7 @@ export async function buildApp(deps: EdgeDeps) {
     // body says which call it is (only an authenticated caller gets that far).
     const uploads = SURFACES[path].tools.some((t) => t.name === store_homework_file.name);
     const options = {
-      onRequest: surfaceAuth(path, { auth, audit, metrics }, path === '/authoring'),
+      onRequest: surfaceAuth(path, authDeps, path === '/authoring'),
       bodyLimit: uploads ? Math.max(limit, UPLOAD_BODY_LIMIT) : limit,
       preHandler: uploads
         ? async (request: FastifyRequest, reply: FastifyReply) => {
@@ -147,6 +159,7 @@ export async function buildApp(deps: EdgeDeps) {
 
   app.addHook('onClose', async () => {
     auth.stop();
+    oauth?.stop();
     await Promise.all(Object.values(handlers).map((h) => h.handler.close()));
   });
   return app;

@@ -11,11 +11,22 @@ export interface EdgeDb {
     tool: string | null;
     detail: string;
   };
+  oauth_store: {
+    kind: string;
+    id: string;
+    payload: unknown;
+    grant_id: string | null;
+    uid: string | null;
+    user_code: string | null;
+    account_id: string | null;
+    expires_at: string | null;
+  };
+  oauth_keys: { id: number; jwks: unknown; cookie_keys: unknown };
 }
 
 /** One access violation. */
 export interface Violation {
-  kind: 'author_role_required' | 'write_with_read_token';
+  kind: 'author_role_required' | 'write_with_read_token' | 'oauth_grant' | 'oauth_revocation' | 'oauth_login_failed';
   user: string | null;
   endpoint: string;
   tool?: string;

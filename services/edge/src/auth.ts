@@ -1,18 +1,41 @@
 import { createHash } from 'node:crypto';
-import { decodePrincipalChanged, PRINCIPAL_CHANGED, type Principal, resolveToken } from '@studium/contracts';
+import {
+  decodePrincipalChanged,
+  PRINCIPAL_CHANGED,
+  type Principal,
+  resolveToken,
+  resolveUser,
+} from '@studium/contracts';
 import type { Bus } from '@studium/platform';
 import type { Subscription } from 'nats';
 
 /** The outcome of authenticating a request. */
 export type AuthResult =
-  | { ok: true; principal: Principal; tokenKey: string }
-  | { ok: false; status: 401 | 503; reason: string };
+  | { ok: true; principal: Principal; tokenKey: string; oauth: boolean }
+  | { ok: false; status: 401 | 403 | 503; reason: string };
 
 interface Entry {
   principal: Principal;
   tokenExpiresAt: number | null;
   cachedUntil: number;
+  /** An OAuth token's resource (audience); API tokens have none and are good at every endpoint. */
+  audience?: string;
 }
+
+/** An OAuth access token as the authorization server stored it. */
+export interface OAuthAccessToken {
+  accountId: string;
+  scope?: string;
+  aud?: string | string[];
+  iat: number;
+  exp: number;
+}
+
+/** Finds OAuth access tokens (the authorization server's store); undefined when unknown or expired. */
+export type OAuthTokenFinder = (token: string) => Promise<OAuthAccessToken | undefined>;
+
+/** API tokens carry this prefix; any other bearer token is looked up as an OAuth access token. */
+const API_TOKEN_PREFIX = 'stu_';
 
 /** How the authenticator caches: resolved tokens (LRU, bounded) and unknown ones (short, bounded). */
 export interface AuthCacheOptions {
@@ -44,6 +67,7 @@ export class Authenticator {
   constructor(
     private readonly bus: Bus,
     private readonly options: AuthCacheOptions,
+    private readonly findOAuthToken?: OAuthTokenFinder,
   ) {}
 
   /** Resolved tokens held now (for tests and metrics). */
@@ -100,7 +124,12 @@ export class Authenticator {
     }
   }
 
-  async authenticate(header: string | undefined): Promise<AuthResult> {
+  /**
+   * Resolves the bearer token of a request to `resource` (the endpoint's URL): API tokens through
+   * enrollment, OAuth access tokens through the authorization server's store (refused unless issued
+   * for this resource) and then enrollment for the user's principal and revocation.
+   */
+  async authenticate(header: string | undefined, resource?: string): Promise<AuthResult> {
     const token = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
     if (!token) return { ok: false, status: 401, reason: 'missing bearer token' };
     const key = createHash('sha256').update(token).digest('base64url');
@@ -111,10 +140,13 @@ export class Authenticator {
         this.drop(key);
         return { ok: false, status: 401, reason: 'token expired' };
       }
+      if (hit.audience !== undefined && hit.audience !== resource) {
+        return { ok: false, status: 401, reason: 'token issued for another resource' };
+      }
       // Most recently used goes last.
       this.cache.delete(key);
       this.cache.set(key, hit);
-      return { ok: true, principal: hit.principal, tokenKey: key };
+      return { ok: true, principal: hit.principal, tokenKey: key, oauth: hit.audience !== undefined };
     }
     if (hit) this.drop(key);
     const refused = this.unknown.get(key);
@@ -123,6 +155,9 @@ export class Authenticator {
       this.unknown.delete(key);
     }
     const generation = this.generation;
+    if (this.findOAuthToken && !token.startsWith(API_TOKEN_PREFIX)) {
+      return this.authenticateOAuth(token, key, resource, now, generation);
+    }
     let reply: Awaited<ReturnType<Bus['request']>>;
     try {
       // A read: retried once on another enrollment replica when the first does not answer in time.
@@ -143,6 +178,52 @@ export class Authenticator {
     if (this.options.ttlMs > 0 && this.options.maxEntries > 0 && generation === this.generation) {
       this.remember(key, entry);
     }
-    return { ok: true, principal: data.principal, tokenKey: key };
+    return { ok: true, principal: data.principal, tokenKey: key, oauth: false };
+  }
+
+  private async authenticateOAuth(
+    token: string,
+    key: string,
+    resource: string | undefined,
+    now: number,
+    generation: number,
+  ): Promise<AuthResult> {
+    let at: OAuthAccessToken | undefined;
+    try {
+      at = await this.findOAuthToken?.(token);
+    } catch {
+      return { ok: false, status: 503, reason: 'authorization store unavailable' };
+    }
+    if (!at) {
+      this.rememberUnknown(key, 'token_invalid', now);
+      return { ok: false, status: 401, reason: 'token_invalid' };
+    }
+    const audiences = Array.isArray(at.aud) ? at.aud : at.aud ? [at.aud] : [];
+    if (!resource || !audiences.includes(resource)) {
+      return { ok: false, status: 401, reason: 'token issued for another resource' };
+    }
+    const scopes = new Set((at.scope ?? '').split(' '));
+    const scope = scopes.has('write') ? 'write' : scopes.has('read') ? 'read' : null;
+    if (!scope) return { ok: false, status: 403, reason: 'insufficient_scope' };
+    let reply: Awaited<ReturnType<Bus['request']>>;
+    try {
+      reply = await this.bus.request(resolveUser, null, { user: at.accountId, scope, issued_at: at.iat });
+    } catch {
+      return { ok: false, status: 503, reason: 'enrollment unavailable' };
+    }
+    if (!reply.ok) {
+      this.rememberUnknown(key, reply.error.code, now);
+      return { ok: false, status: 401, reason: reply.error.code };
+    }
+    const { principal } = reply.data as { principal: Principal };
+    if (this.options.ttlMs > 0 && this.options.maxEntries > 0 && generation === this.generation) {
+      this.remember(key, {
+        principal,
+        tokenExpiresAt: at.exp * 1000,
+        cachedUntil: now + this.options.ttlMs,
+        audience: resource,
+      });
+    }
+    return { ok: true, principal, tokenKey: key, oauth: true };
   }
 }

@@ -41,6 +41,35 @@ export const EdgeConfig = BaseConfig.extend({
   AI_CHAT_STALL_MS: z.coerce.number().int().positive().default(4_000),
   /** Where the platform's web pages live (links in fallbacks). */
   PUBLIC_URL: z.string().default('http://127.0.0.1:8080'),
+  /** The OAuth authorization server for MCP clients that connect by URL; "false" turns it off. */
+  OAUTH_ENABLED: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
+  /**
+   * The issuer URL as clients see it (behind an ingress: its https URL); empty = PUBLIC_URL + /oauth.
+   * Endpoints' resource URLs are PUBLIC_URL + /mcp, /authoring.
+   */
+  OAUTH_ISSUER: z.string().default(''),
+  /** Redirect URIs a client may register (`*` = any characters); narrow it to the assistants you allow. */
+  OAUTH_REDIRECT_RULES: list.default(['http://localhost:*', 'http://127.0.0.1:*', 'https://*']),
+  /** Lifetime of an OAuth access token, seconds. */
+  OAUTH_ACCESS_TTL_S: z.coerce.number().int().min(30).default(3600),
+  /** Lifetime of a refresh token and its grant, seconds (rotated on every use). */
+  OAUTH_REFRESH_TTL_S: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .default(30 * 86_400),
+  /** Sign-in attempts per login per minute (shared by replicas); more are refused with HTTP 429. */
+  LOGIN_ATTEMPTS_PER_MINUTE: z.coerce.number().int().min(1).default(10),
+  /** Sign-in attempts per client address per minute (any login). */
+  LOGIN_ATTEMPTS_PER_ADDRESS_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+  /** Trust X-Forwarded-* from a TLS-terminating proxy (ingress). */
+  TRUST_PROXY: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
 });
 export type EdgeConfig = z.infer<typeof EdgeConfig>;
 

@@ -30,6 +30,8 @@ export interface Caller {
   endpoint: string;
   /** The HTTP request's id, in every log line about the call. */
   requestId?: string;
+  /** True when the bearer token is an OAuth access token (not an API token). */
+  oauth?: boolean;
 }
 
 /**

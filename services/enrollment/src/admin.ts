@@ -17,6 +17,7 @@ import type { Kysely } from 'kysely';
 import type { NatsConnection } from 'nats';
 import type { EnrollmentDb } from './db.ts';
 import { parseIsoDate } from './domain/iso-date.ts';
+import { hashPassword, passwordProblem } from './domain/passwords.ts';
 import { newToken } from './domain/tokens.ts';
 import { AccessRepository } from './repositories/access.repository.ts';
 import { CatalogRepository } from './repositories/catalog.repository.ts';
@@ -160,6 +161,25 @@ export class EnrollmentAdmin {
     const user = await this.repo.revokeToken(id);
     if (user) this.changed(user);
     return !!user;
+  }
+
+  /** Sets a user's sign-in password (argon2id hash; the password itself is never stored). */
+  async setPassword(user: string, password: string): Promise<void> {
+    const problem = passwordProblem(password);
+    if (problem) throw new Error(problem);
+    await this.requireUser(user);
+    await this.repo.setPasswordHash(user, await hashPassword(password));
+  }
+
+  /**
+   * Ends all of a user's access at once: every API token revoked, and OAuth tokens issued before
+   * now refused (the edge also deletes their grants; see the CLI). Returns the API tokens revoked.
+   */
+  async revokeAllAccess(user: string): Promise<number> {
+    await this.requireUser(user);
+    const n = await this.repo.revokeAllAccess(user);
+    this.changed(user);
+    return n;
   }
 
   async listTokens(user?: string) {

@@ -13,6 +13,7 @@ import { listCatalogHandler } from './handlers/list-catalog.ts';
 import { listMyCoursesHandler } from './handlers/list-my-courses.ts';
 import { notifySubscribersHandler } from './handlers/notify-subscribers.ts';
 import { notifyWhenReleasedHandler } from './handlers/notify-when-released.ts';
+import { resolveUserHandler, verifyPasswordHandler } from './handlers/oauth-users.ts';
 import { resolveTokenHandler } from './handlers/resolve-token.ts';
 import { setSpaceHandler } from './handlers/set-space.ts';
 import { whoamiHandler } from './handlers/whoami.ts';
@@ -117,6 +118,8 @@ export async function createApp({
 
   const service = await bus.serve('enrollment', [
     resolveTokenHandler(repo),
+    verifyPasswordHandler(repo),
+    resolveUserHandler(repo),
     whoamiHandler(identities),
     setSpaceHandler(repo, principalChanged),
     listCatalogHandler(identities, catalog, stamps),

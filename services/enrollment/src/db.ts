@@ -20,6 +20,8 @@ export interface EnrollmentDb {
     roles: string[];
     selected_space: Generated<string>;
     created_at: Generated<string>;
+    password_hash: Generated<string | null>;
+    access_revoked_at: Generated<string | null>;
   };
   organizations: {
     name: string;

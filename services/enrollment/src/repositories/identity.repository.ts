@@ -54,6 +54,41 @@ export class IdentityRepository {
       .executeTakeFirst();
   }
 
+  /** A user as sign-in and OAuth token resolution need them (hash and revocation included). */
+  async findUserAccess(id: string) {
+    return this.db
+      .selectFrom('users as u')
+      .select([
+        'u.id as user',
+        'u.full_name',
+        'u.roles',
+        'u.password_hash',
+        'u.access_revoked_at',
+        effectiveSpace.as('space'),
+      ])
+      .where('u.id', '=', id)
+      .executeTakeFirst();
+  }
+
+  async setPasswordHash(id: string, hash: string): Promise<boolean> {
+    const r = await this.db.updateTable('users').set({ password_hash: hash }).where('id', '=', id).executeTakeFirst();
+    return r.numUpdatedRows > 0n;
+  }
+
+  /** Ends all of a user's access: API tokens revoked, OAuth tokens issued before now refused. */
+  async revokeAllAccess(id: string): Promise<number> {
+    return this.db.transaction().execute(async (trx) => {
+      await trx.updateTable('users').set({ access_revoked_at: sql`now()` }).where('id', '=', id).execute();
+      const r = await trx
+        .updateTable('api_tokens')
+        .set({ revoked_at: sql`now()` })
+        .where('user_id', '=', id)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows);
+    });
+  }
+
   /** The user with every membership, in one round trip. */
   async findUserWithOrgs(
     userId: string,

@@ -1,0 +1,73 @@
+import type { Bus, Logger } from '@studium/platform';
+import type { Redis } from 'ioredis';
+import type { Kysely } from 'kysely';
+import type { AuditLog, EdgeDb } from '../audit.ts';
+import type { OAuthAccessToken } from '../auth.ts';
+import type { EdgeConfig } from '../config.ts';
+import { RateLimiter } from '../rate-limit.ts';
+import { sweepExpired } from './adapter.ts';
+import { createProvider } from './provider.ts';
+import { announceUserChanged, type EdgeFastify, registerOAuth, resourceMetadataUrl } from './routes.ts';
+
+/** The edge's OAuth side: the authorization server and what the endpoints need to check its tokens. */
+export async function setupOAuth(
+  deps: { bus: Bus; db: Kysely<EdgeDb>; redis: Redis; log: Logger; config: EdgeConfig },
+  paths: string[],
+) {
+  const { config } = deps;
+  const prefix = config.SUBJECT_PREFIX;
+  const base = config.PUBLIC_URL.replace(/\/$/, '');
+  const issuer = (config.OAUTH_ISSUER || `${base}/oauth`).replace(/\/$/, '');
+  const resources = Object.fromEntries(paths.map((p) => [p, `${base}${p}`]));
+  const provider = await createProvider(deps.db, {
+    issuer,
+    resources: Object.values(resources),
+    publicBase: base,
+    redirectRules: config.OAUTH_REDIRECT_RULES,
+    accessTokenTtlS: config.OAUTH_ACCESS_TTL_S,
+    refreshTokenTtlS: config.OAUTH_REFRESH_TTL_S,
+    trustProxy: config.TRUST_PROXY,
+  });
+  provider.on('server_error', (_ctx, err) => deps.log.error({ err }, 'oauth server error'));
+  const sweep = setInterval(() => void sweepExpired(deps.db).catch(() => {}), 3_600_000);
+  sweep.unref();
+  return {
+    provider,
+    issuer,
+    /** An endpoint's resource URL and metadata URL, for its challenges and audience check. */
+    endpoint: (path: string) => {
+      const resource = resources[path] as string;
+      return { resource, metadataUrl: resourceMetadataUrl(resource) };
+    },
+    findToken: async (token: string): Promise<OAuthAccessToken | undefined> => {
+      const at = await provider.AccessToken.find(token);
+      // oidc-provider allows its clock tolerance; the edge refuses a token the moment it expires.
+      if (!at?.accountId || !at.exp || at.exp * 1000 <= Date.now()) return undefined;
+      return {
+        accountId: at.accountId,
+        scope: at.scope,
+        aud: at.aud as string | string[],
+        iat: at.iat ?? 0,
+        exp: at.exp ?? 0,
+      };
+    },
+    register: (app: EdgeFastify, audit: AuditLog) =>
+      registerOAuth(app, {
+        provider,
+        bus: deps.bus,
+        audit,
+        loginLimiter: new RateLimiter(deps.redis, config.LOGIN_ATTEMPTS_PER_MINUTE, `${prefix}:signin`, 60_000, 1),
+        addressLimiter: new RateLimiter(
+          deps.redis,
+          config.LOGIN_ATTEMPTS_PER_ADDRESS_PER_MINUTE,
+          `${prefix}:signin-ip`,
+          60_000,
+          1,
+        ),
+        resources,
+        issuer,
+        onUserChanged: (user) => announceUserChanged(deps.bus, user),
+      }),
+    stop: () => clearInterval(sweep),
+  };
+}

@@ -1,0 +1,72 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import puppeteer, { type Browser } from 'puppeteer-core';
+
+/** A free local TCP port (the edge's issuer URL must be known before it starts). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** A local page that plays an OAuth client's redirect URI: it answers 200 to whatever arrives. */
+export async function startCallback(): Promise<{ url: string; server: Server }> {
+  const server = createServer((_req, res) => res.end('ok'));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`, server };
+}
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+export function launchChromium(): Promise<Browser> {
+  return puppeteer.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+  });
+}
+
+/**
+ * Opens an authorization URL in a fresh browser context and plays the user: signs in on the
+ * sign-in page with login and password, allows on the consent page, until the browser reaches
+ * the redirect URI. Returns that final URL (with `code` or `error`) and the HTML of the last
+ * Studium page seen.
+ */
+export async function signInWithBrowser(
+  browser: Browser,
+  authorizationUrl: string,
+  redirectUri: string,
+  login: string,
+  password: string,
+): Promise<{ url: URL; pages: string[] }> {
+  const context = await browser.createBrowserContext();
+  const page = await context.newPage();
+  const pages: string[] = [];
+  try {
+    await page.goto(authorizationUrl, { waitUntil: 'domcontentloaded' });
+    for (let step = 0; step < 6 && !page.url().startsWith(redirectUri); step++) {
+      pages.push(await page.content());
+      if (await page.$('#password')) {
+        await page.type('#login', login);
+        await page.type('#password', password);
+        await Promise.all([page.waitForNavigation({ waitUntil: 'domcontentloaded' }), page.click('#submit')]);
+      } else if (await page.$('#allow')) {
+        await Promise.all([page.waitForNavigation({ waitUntil: 'domcontentloaded' }), page.click('#allow')]);
+      } else {
+        break;
+      }
+    }
+    return { url: new URL(page.url()), pages };
+  } finally {
+    await context.close();
+  }
+}
+
+/** PKCE verifier and its S256 challenge. */
+export function pkce(): { verifier: string; challenge: string } {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
