@@ -82,6 +82,10 @@ describe('one lesson through every context', () => {
         session,
       }),
     );
+    // Another person's agent cannot write into this student's session.
+    const foreign = await manager.callTool('remember', { kind: 'observation', key: 'pace', text: 'Быстро', session });
+    expect(foreign.isError).toBe(true);
+    expect(foreign.structuredContent).toMatchObject({ ok: false, error: { code: 'not_your_session' } });
     const notes = data(await student.callTool('my_notes', { course }));
     expect(JSON.stringify(notes), JSON.stringify(notes)).toContain('Переговоры о сроках релиза');
   });

@@ -210,6 +210,8 @@ describe('request_quiz and submit_answer', () => {
     const rows = (await h.lessons.db
       .selectFrom('outbox' as never)
       .select(['subject', 'payload'] as never)
+      // Events in the order they were written (the relay publishes them in this order too).
+      .orderBy('id' as never)
       .execute()) as Array<{ subject: string; payload: { data: Record<string, unknown> } }>;
     const mine = rows.filter((r) => r.payload.data.user === 'quiz@t');
     const subjects = new Set(mine.map((r) => r.subject));
