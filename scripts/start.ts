@@ -104,6 +104,8 @@ Studium is running.
 
   Student MCP endpoint   ${base}/mcp
   Curator MCP endpoint   ${base}/authoring
+  Knowledge base (MCP)   ${base}/kb
+  Sign in by URL (OAuth) give a demo user a password: npm run studium -- user password student@demo.studium
   Teacher's AI chat      ${base}/chat  (teacher token; model: ${process.env.AI_MODEL || 'none, set AI_BASE_URL, AI_MODEL, AI_API_KEY'})
   Health                 ${base}/healthz   ${base}/readyz   ${base}/metrics
   Mail (no SMTP_URL)     ${resolve(root, config.STUDIUM_HOME, 'mail')}  (.eml files)
