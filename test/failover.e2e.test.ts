@@ -152,6 +152,10 @@ describe('failover between replicas', () => {
     expect(Math.min(...before)).toBeGreaterThan(0);
     const retriesBefore = edge.bus.stats.retries;
     const victim = replicas[0];
+    // Frozen first, so calls are surely in flight on it when it dies (a crash after a hang): a
+    // bare SIGKILL between two calls would leave the retry untested.
+    victim.child.kill('SIGSTOP');
+    await sleep(300);
     victim.child.kill('SIGKILL');
     expect((await victim.exited).signal).toBe('SIGKILL');
     const okAtKill = whoami.tally.ok;

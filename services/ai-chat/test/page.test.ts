@@ -29,7 +29,8 @@ afterAll(async () => {
 
 const words = (n: number) => Array.from({ length: n }, (_, i) => `слово${i} `);
 
-describe('the chat page', () => {
+// A real browser on 2 shared cores: each step of the page gets more than the default 30 s.
+describe('the chat page', { timeout: 90_000 }, () => {
   it('streams an answer with a KaTeX formula, stops it, and reopens the thread without the stopped answer', async () => {
     stack.llm.script({
       chunks: ['## Площадь круга\n\n', 'Формула: $S', ' = \\pi r^2$', ' — ', '**запомните** её.\n\n', ...words(300)],
