@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { dropDatabase, streamNames } from '@studium/platform';
+import type { NatsConnection } from 'nats';
 
 const root = resolve(import.meta.dirname, '..');
 
@@ -106,4 +108,26 @@ async function sample(call: () => Promise<unknown>, total: number, inFlight: num
     }),
   );
   return { latencies, seconds: (performance.now() - started) / 1000 };
+}
+
+/**
+ * Ends a bench: stops its service processes (SIGTERM, up to 5 s for them to exit), deletes its
+ * prefix's event stream, drains NATS and drops its database (unless `keepDatabase`).
+ */
+export async function teardownBench(opts: {
+  children: ChildProcess[];
+  nc: NatsConnection;
+  prefix: string;
+  databaseUrl: string;
+  keepDatabase?: boolean;
+}): Promise<void> {
+  for (const c of opts.children) c.kill('SIGTERM');
+  await Promise.race([
+    Promise.all(opts.children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r))))),
+    new Promise((r) => setTimeout(r, 5000)),
+  ]);
+  const jsm = await opts.nc.jetstreamManager();
+  await jsm.streams.delete(streamNames(opts.prefix).stream).catch(() => {});
+  await opts.nc.drain();
+  if (!opts.keepDatabase) await dropDatabase(opts.databaseUrl).catch(() => {});
 }

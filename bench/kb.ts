@@ -4,21 +4,14 @@
 // links) straight into the knowledge schema, then drives the edge with the SDK 2.x client.
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import {
-  dropDatabase,
-  ensureDatabase,
-  migrate,
-  openDatabase,
-  PLATFORM_MIGRATIONS,
-  streamNames,
-} from '@studium/platform';
+import { ensureDatabase, migrate, openDatabase, PLATFORM_MIGRATIONS } from '@studium/platform';
 import { connect as natsConnect } from 'nats';
 import { ensureServices } from '../scripts/ensure-services.ts';
 import { EnrollmentAdmin } from '../services/enrollment/src/admin.ts';
 import { MIGRATIONS } from '../services/enrollment/src/app.ts';
 import type { EnrollmentDb } from '../services/enrollment/src/db.ts';
 import { detectLanguage } from '../services/knowledge/src/domain/language.ts';
-import { connect, measure, measureInterleaved, spawnTs } from './harness.ts';
+import { connect, measure, measureInterleaved, spawnTs, teardownBench } from './harness.ts';
 
 const NOTES = Number(process.env.BENCH_NOTES ?? 10_000);
 const CALLS = Number(process.env.BENCH_CALLS ?? 600);
@@ -173,13 +166,5 @@ try {
   await kb.close();
   await mcp.close();
 } finally {
-  for (const c of children) c.kill('SIGTERM');
-  await Promise.race([
-    Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r))))),
-    new Promise((r) => setTimeout(r, 5000)),
-  ]);
-  const jsm = await nc.jetstreamManager();
-  await jsm.streams.delete(streamNames(prefix).stream).catch(() => {});
-  await nc.drain();
-  if (!process.env.BENCH_KEEP_DB) await dropDatabase(databaseUrl).catch(() => {});
+  await teardownBench({ children, nc, prefix, databaseUrl, keepDatabase: !!process.env.BENCH_KEEP_DB });
 }

@@ -7,23 +7,14 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { enroll, type Principal, publish_course, resolveToken } from '@studium/contracts';
-import {
-  createBus,
-  createLogger,
-  dropDatabase,
-  ensureDatabase,
-  migrate,
-  openDatabase,
-  PLATFORM_MIGRATIONS,
-  streamNames,
-} from '@studium/platform';
+import { createBus, createLogger, ensureDatabase, migrate, openDatabase, PLATFORM_MIGRATIONS } from '@studium/platform';
 import { buildFromDir, publishBuilt } from '@studium/release';
 import { connect as natsConnect } from 'nats';
 import { ensureServices } from '../scripts/ensure-services.ts';
 import { EnrollmentAdmin } from '../services/enrollment/src/admin.ts';
 import { MIGRATIONS } from '../services/enrollment/src/app.ts';
 import type { EnrollmentDb } from '../services/enrollment/src/db.ts';
-import { connect, type Stats, spawnTs } from './harness.ts';
+import { connect, type Stats, spawnTs, teardownBench } from './harness.ts';
 
 const AGENTS = 64;
 const TOTAL = Number(process.env.BENCH_LESSONS_CALLS ?? 4000);
@@ -169,13 +160,5 @@ try {
   );
 } finally {
   for (const c of clients) await c.close().catch(() => {});
-  for (const c of children) c.kill('SIGTERM');
-  await Promise.race([
-    Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r))))),
-    new Promise((r) => setTimeout(r, 5000)),
-  ]);
-  const jsm = await nc.jetstreamManager();
-  await jsm.streams.delete(streamNames(prefix).stream).catch(() => {});
-  await nc.drain();
-  await dropDatabase(databaseUrl).catch(() => {});
+  await teardownBench({ children, nc, prefix, databaseUrl });
 }

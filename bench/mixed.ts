@@ -8,21 +8,14 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/client';
-import {
-  dropDatabase,
-  ensureDatabase,
-  migrate,
-  openDatabase,
-  PLATFORM_MIGRATIONS,
-  streamNames,
-} from '@studium/platform';
+import { ensureDatabase, migrate, openDatabase, PLATFORM_MIGRATIONS } from '@studium/platform';
 import { connect as natsConnect } from 'nats';
 import { ensureServices } from '../scripts/ensure-services.ts';
 import { EnrollmentAdmin } from '../services/enrollment/src/admin.ts';
 import { MIGRATIONS } from '../services/enrollment/src/app.ts';
 import type { EnrollmentDb } from '../services/enrollment/src/db.ts';
 import { benchCourse, seedCatalog } from './catalog.ts';
-import { connect, measureInterleaved, spawnTs } from './harness.ts';
+import { connect, measureInterleaved, spawnTs, teardownBench } from './harness.ts';
 
 const STUDENTS = Number(process.env.BENCH_STUDENTS ?? 1000);
 const CALLS = Number(process.env.BENCH_MIXED_CALLS ?? 20_000);
@@ -206,13 +199,5 @@ try {
   );
 } finally {
   for (const c of clients) await c.close().catch(() => {});
-  for (const c of children) c.kill('SIGTERM');
-  await Promise.race([
-    Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r))))),
-    new Promise((r) => setTimeout(r, 5000)),
-  ]);
-  const jsm = await nc.jetstreamManager();
-  await jsm.streams.delete(streamNames(prefix).stream).catch(() => {});
-  await nc.drain();
-  await dropDatabase(databaseUrl).catch(() => {});
+  await teardownBench({ children, nc, prefix, databaseUrl });
 }

@@ -5,7 +5,6 @@ import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { events } from '@studium/contracts';
 import {
-  dropDatabase,
   ensureDatabase,
   ensureStream,
   migrate,
@@ -20,7 +19,7 @@ import { MIGRATIONS } from '../services/enrollment/src/app.ts';
 import type { EnrollmentDb } from '../services/enrollment/src/db.ts';
 import type { ReportingDb } from '../services/reporting/src/db.ts';
 import { LARGE, seedLargeOrganization } from '../services/reporting/test/support/large-org.ts';
-import { connect, measure, measureInterleaved, type Stats, spawnTs } from './harness.ts';
+import { connect, measure, measureInterleaved, type Stats, spawnTs, teardownBench } from './harness.ts';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 200);
 const RATE = Number(process.env.BENCH_EVENT_RATE ?? 200);
@@ -169,15 +168,7 @@ try {
   await student.close();
   await manager.close();
 } finally {
-  for (const c of children) c.kill('SIGTERM');
-  await Promise.race([
-    Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r))))),
-    new Promise((r) => setTimeout(r, 5000)),
-  ]);
-  const jsm = await nc.jetstreamManager();
-  await jsm.streams.delete(streamNames(prefix).stream).catch(() => {});
-  await nc.drain();
-  await dropDatabase(databaseUrl).catch(() => {});
+  await teardownBench({ children, nc, prefix, databaseUrl });
 }
 
 function ms(seconds: number): string {

@@ -13,13 +13,11 @@ import { list_catalog, list_my_courses, type Principal, resolveToken, whoami } f
 import {
   createBus,
   createLogger,
-  dropDatabase,
   ensureDatabase,
   migrate,
   openDatabase,
   PLATFORM_MIGRATIONS,
   ReplyCache,
-  streamNames,
 } from '@studium/platform';
 import { connect as natsConnect } from 'nats';
 import { ensureServices } from '../scripts/ensure-services.ts';
@@ -27,7 +25,7 @@ import { EnrollmentAdmin } from '../services/enrollment/src/admin.ts';
 import { MIGRATIONS } from '../services/enrollment/src/app.ts';
 import type { EnrollmentDb } from '../services/enrollment/src/db.ts';
 import { seedCatalog, seedStudent } from './catalog.ts';
-import { connect, measure, measureInterleaved, type Stats, spawnTs } from './harness.ts';
+import { connect, measure, measureInterleaved, type Stats, spawnTs, teardownBench } from './harness.ts';
 
 // `npm run bench -- lessons`: the lesson loop's benchmark (bench/lessons.ts) instead of this one.
 if (process.argv.includes('lessons')) {
@@ -166,14 +164,6 @@ try {
   await coldClient.close();
   await bareClient.close();
 } finally {
-  for (const c of children) c.kill('SIGTERM');
-  await Promise.race([
-    Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r))))),
-    new Promise((r) => setTimeout(r, 5000)),
-  ]);
-  const jsm = await nc.jetstreamManager();
-  await jsm.streams.delete(streamNames(prefix).stream).catch(() => {});
-  await nc.drain();
-  await dropDatabase(databaseUrl).catch(() => {});
+  await teardownBench({ children, nc, prefix, databaseUrl });
   rmSync(payloadFile, { force: true });
 }
