@@ -18,7 +18,12 @@ export function ensureKazakhDictionary(log: (s: string) => void = console.log): 
   if (!existsSync(`${HUNSPELL}.dic`) && process.getuid?.() === 0) {
     try {
       log('installing hunspell-kk for Kazakh full-text search');
-      execSync('apt-get install -y hunspell-kk', { stdio: 'ignore' });
+      // A fresh machine may have no package lists yet: update them when the first try fails.
+      execSync('apt-get install -y hunspell-kk || (apt-get update && apt-get install -y hunspell-kk)', {
+        stdio: 'ignore',
+        shell: '/bin/bash',
+        env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+      });
     } catch {
       log('could not install hunspell-kk: Kazakh notes are searched with the simple configuration');
     }
