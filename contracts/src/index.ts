@@ -6,5 +6,6 @@ export * from './ops/index.ts';
 export * from './principal.ts';
 export * from './refusal.ts';
 export * from './release.ts';
+export * from './spaces.ts';
 export * from './tool.ts';
 export * from './tools/index.ts';

@@ -1,11 +1,7 @@
-import { PERSONAL, refuse } from '@studium/contracts';
+import { chooseSpace, PERSONAL, type SpaceOrg } from '@studium/contracts';
 
 /** An organization of the user, as the space rules need it. */
-export interface OrgMembership {
-  name: string;
-  title: string;
-  suspended: boolean;
-}
+export type OrgMembership = SpaceOrg;
 
 /** What a space means for the course lists: whose catalog is visible and which enrollments count. */
 export interface SpaceScope {
@@ -27,36 +23,21 @@ export interface SpaceScope {
  * gives the whole catalog only to people without organizations.
  */
 export function resolveSpace(orgs: readonly OrgMembership[], selected: string, explicit?: string) {
-  const active = orgs.filter((o) => !o.suspended).map((o) => o.name);
-  const personal: SpaceScope = {
-    space: PERSONAL,
-    organization: null,
-    catalogOrgs: orgs.length === 0 ? null : active,
-    courseSpaces: [PERSONAL, ...active],
-  };
-  const wanted = (explicit ?? selected).trim();
-  if (wanted.toLowerCase() === PERSONAL) return { ok: true as const, scope: personal };
-  const org = orgs.find((o) => o.name === wanted);
-  if (!org || org.suspended) {
-    if (explicit === undefined) return { ok: true as const, scope: personal };
-    if (!org) {
-      return refuse(
-        'space_not_available',
-        `Пространства «${wanted}» у ученика нет: выберите организацию из whoami или personal`,
-        { space: wanted, available: [PERSONAL, ...active] },
-      );
-    }
-    return refuse(
-      'organization_suspended',
-      `Организация «${org.title}» приостановлена: её курсы сейчас недоступны, зачисления сохраняются`,
-      { space: wanted, organization: org.name },
-    );
-  }
-  const scope: SpaceScope = {
-    space: org.name,
-    organization: org.name,
-    catalogOrgs: [org.name],
-    courseSpaces: [org.name],
-  };
+  const chosen = chooseSpace(orgs, selected, explicit);
+  if (!chosen.ok) return chosen;
+  const scope: SpaceScope =
+    chosen.organization === null
+      ? {
+          space: PERSONAL,
+          organization: null,
+          catalogOrgs: orgs.length === 0 ? null : chosen.active,
+          courseSpaces: [PERSONAL, ...chosen.active],
+        }
+      : {
+          space: chosen.space,
+          organization: chosen.organization,
+          catalogOrgs: [chosen.organization],
+          courseSpaces: [chosen.organization],
+        };
   return { ok: true as const, scope };
 }

@@ -1,29 +1,6 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import type { KnowledgeDb } from '../db.ts';
 import { titleKey } from '../domain/markdown.ts';
-
-/** A note as the service reads it (no tsv, no embedding). */
-export interface NoteRow {
-  id: string;
-  project: string | null;
-  class: 'user-doc' | 'agent-memory';
-  owner: string | null;
-  category: string | null;
-  folder: string;
-  title: string;
-  body: string;
-  type: string | null;
-  tags: string[];
-  frontmatter: Record<string, unknown>;
-  version: number;
-  created_by: string;
-  created_kind: string;
-  created_at: string;
-  updated_by: string;
-  updated_kind: string;
-  updated_at: string;
-  deleted_at: string | null;
-}
 
 export const NOTE_COLUMNS = [
   'id',
@@ -46,6 +23,9 @@ export const NOTE_COLUMNS = [
   'updated_at',
   'deleted_at',
 ] as const;
+
+/** A note as the service reads it: the columns above (no tsv, no embedding, no search text). */
+export type NoteRow = Pick<Selectable<KnowledgeDb['notes']>, (typeof NOTE_COLUMNS)[number]>;
 
 /** Text of a note that search indexes: title weighs more than the body. */
 function tsvOf(cfg: string, title: string, body: string) {

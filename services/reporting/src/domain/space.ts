@@ -1,4 +1,4 @@
-import { PERSONAL, refuse } from '@studium/contracts';
+import { chooseSpace, PERSONAL } from '@studium/contracts';
 
 /** An organization of the student as the read model knows it. */
 export interface SpaceOrg {
@@ -14,33 +14,19 @@ export interface ProgressScope {
 }
 
 /**
- * The space rules of the course lists (enrollment's resolveSpace), on the read model: personal
- * covers the personal space and every active organization; an organization covers itself. An
- * explicit space the student does not have is space_not_available, a suspended one
- * organization_suspended; a selected space that stopped being available falls back to personal.
+ * The space rule of spec 000 (`chooseSpace`, as enrollment applies it to the course lists) on the
+ * read model: personal covers the personal space and every active organization; an organization
+ * covers itself.
  */
 export function resolveProgressSpace(orgs: readonly SpaceOrg[], selected: string, explicit?: string) {
-  const active = orgs.filter((o) => !o.suspended).map((o) => o.organization);
-  const personal: ProgressScope = { space: PERSONAL, spaces: [PERSONAL, ...active] };
-  const wanted = (explicit ?? selected).trim();
-  if (wanted.toLowerCase() === PERSONAL) return { ok: true as const, scope: personal };
-  const org = orgs.find((o) => o.organization === wanted);
-  if (!org || org.suspended) {
-    if (explicit === undefined) return { ok: true as const, scope: personal };
-    if (!org) {
-      return refuse(
-        'space_not_available',
-        `Пространства «${wanted}» у ученика нет: выберите организацию из whoami или personal`,
-        { space: wanted, available: [PERSONAL, ...active] },
-      );
-    }
-    return refuse(
-      'organization_suspended',
-      `Организация «${org.title}» приостановлена: её курсы сейчас недоступны, зачисления сохраняются`,
-      { space: wanted, organization: org.organization },
-    );
-  }
-  return { ok: true as const, scope: { space: org.organization, spaces: [org.organization] } };
+  const chosen = chooseSpace(
+    orgs.map((o) => ({ name: o.organization, title: o.title, suspended: o.suspended })),
+    selected,
+    explicit,
+  );
+  if (!chosen.ok) return chosen;
+  const spaces = chosen.organization === null ? [PERSONAL, ...chosen.active] : [chosen.organization];
+  return { ok: true as const, scope: { space: chosen.space, spaces } satisfies ProgressScope };
 }
 
 /** Share of lessons passed, 0..1, rounded to hundredths. */
