@@ -26,6 +26,7 @@ let curator: AgentClient;
 let manager: AgentClient;
 let course: string;
 let session: string;
+let admin: Awaited<ReturnType<typeof startEnrollment>>['admin'];
 
 beforeAll(async () => {
   env = await createTestEnv('platform-e2e');
@@ -38,6 +39,7 @@ beforeAll(async () => {
   stops.push(edge);
   course = (await publishMap(env.bus, resolve(EXAMPLES, 'negotiation-basics'))).course;
   const a = enrollment.admin;
+  admin = a;
   await a.upsertOrganization('acme', 'Акме');
   await a.upsertUser(STUDENT, 'Ольга Ученица', ['Student']);
   await a.upsertUser(MANAGER, 'Борис Руководитель', ['Student']);
@@ -157,5 +159,21 @@ describe('one lesson through every context', () => {
     const detail = await manager.callTool('student_detail', { user: STUDENT });
     expect(text(detail)).not.toContain(EVIDENCE);
     expect(JSON.stringify(data(detail))).toContain('why-prepare');
+  });
+
+  it('refuses not_enrolled mid-lesson once the organization removes the student (access revoked)', async () => {
+    const next = data(await student.callTool('start_lesson', { course }));
+    await admin.removeMember('acme', STUDENT);
+    await eventually(async () => {
+      const refused = await student.callTool('mark_goal', {
+        session: next.session,
+        goal: 'term:T1',
+        status: 'done',
+        evidence: EVIDENCE,
+      });
+      expect(refused.structuredContent).toMatchObject({ ok: false, error: { code: 'not_enrolled' } });
+    });
+    const item = await student.callTool('lesson_item', { session: next.session, goal: 'term:T1' });
+    expect(item.structuredContent).toMatchObject({ ok: false, error: { code: 'not_enrolled' } });
   });
 });

@@ -3,6 +3,12 @@ import type { OpenGoal } from './domain/lesson-progress.ts';
 
 /** Refusals of the lesson tools, with the spec's codes and Russian messages. */
 export const refusals = {
+  /** Access to the course in the session's space was revoked (e.g. the organization removed the student). */
+  accessRevoked: (course: string, space: string) =>
+    refuse('not_enrolled', 'Доступ к курсу в пространстве этого занятия отозван: выберите курс из list_my_courses', {
+      course,
+      space,
+    }),
   notYourSession: (session: string) =>
     refuse('not_your_session', 'Это занятие другого ученика: начните своё через start_lesson', { session }),
   sessionClosed: (session: string, status: string) =>

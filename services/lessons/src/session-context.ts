@@ -46,7 +46,16 @@ export async function loadSession(
     checkAccess(deps, principal.user, session.course, session.space, session.space, opts.fresh),
     deps.releases.active(session.course),
   ]);
-  if (!access.ok) return access;
+  if (!access.ok) {
+    // The session's space is named for the check; a space the student no longer has (or that no
+    // longer holds the course) means the access behind this session was revoked: the spec's
+    // not_enrolled for the session tools, which list no space refusals.
+    const code = access.error.code;
+    if (code === 'space_not_available' || code === 'course_not_in_space') {
+      return refusals.accessRevoked(session.course, session.space);
+    }
+    return access;
+  }
   if (!active.ok) return active.error.code === 'course_not_found' ? refusals.courseNotReleased(session.course) : active;
   return ok({
     session,
