@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineOperation } from '../tool.ts';
 import { ReviewItem } from '../tools/curator/homework-review.ts';
-import { HomeworkFile } from '../tools/shapes.ts';
+import { HomeworkFile, ObjectiveProgress } from '../tools/shapes.ts';
 
 /**
  * A student's homework in an organization's space as the organization's manager sees it
@@ -21,5 +21,22 @@ export const homeworkOfStudent = defineOperation({
         last_comment: z.string().nullable(),
       }),
     ),
+  }),
+});
+
+/**
+ * What homework asks lessons for update_artifact's mid-session progress (homework → lessons;
+ * served by the lessons service): the student's open session on `course` in `space` — the one
+ * with the latest activity, not idle longer than start_lesson would continue it, on a live run —
+ * with its lesson's objectives and their statuses, without items. `session: null` and no
+ * objectives when there is none. Optional for homework: no answer in time leaves the field out.
+ */
+export const sessionProgress = defineOperation({
+  subject: 'lessons.session_progress',
+  input: z.object({ user: z.string(), course: z.string(), space: z.string() }),
+  output: z.object({
+    session: z.string().nullable(),
+    lesson: z.string().nullable(),
+    objectives: z.array(ObjectiveProgress),
   }),
 });

@@ -50,7 +50,7 @@ export async function createApp({ bus, nc, database, log, config }: ServiceDeps<
   const service = await bus.serve('homework', [
     artifactHandler({ gateway, documents }),
     fillDocumentHandler({ gateway, documents }),
-    updateArtifactHandler({ db, gateway }),
+    updateArtifactHandler({ db, gateway, bus, log, progressTimeoutMs: cfg.PROGRESS_TIMEOUT_MS }),
     myHomeworkHandler({ bus, gateway, submissions, signer, publicUrl: cfg.PUBLIC_URL }),
     submitHomeworkHandler({ db, gateway, signer }),
     uploadHomeworkFileHandler({ gateway, submissions, publicUrl: cfg.PUBLIC_URL }),

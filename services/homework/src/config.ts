@@ -15,6 +15,8 @@ export const HomeworkConfig = BaseConfig.extend({
   ORPHAN_MIN_AGE_MS: z.coerce.number().int().min(0).default(86_400_000),
   /** How long the active release of a course is trusted before asking courses again. */
   RELEASE_TTL_MS: z.coerce.number().int().min(0).default(2000),
+  /** How long update_artifact waits for the lesson's progress from lessons before answering without it. */
+  PROGRESS_TIMEOUT_MS: z.coerce.number().int().positive().default(400),
 });
 export type HomeworkConfig = z.infer<typeof HomeworkConfig>;
 

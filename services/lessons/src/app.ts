@@ -12,6 +12,7 @@ import { startReleaseConsumer } from './handlers/release-published.ts';
 import { requestQuizHandler } from './handlers/request-quiz.ts';
 import { resetProgressHandler } from './handlers/reset-progress.ts';
 import { sessionCourseHandler } from './handlers/session-course.ts';
+import { sessionProgressHandler } from './handlers/session-progress.ts';
 import { startLessonHandlers } from './handlers/start-lesson.ts';
 import { submitAnswerHandler } from './handlers/submit-answer.ts';
 import { Releases } from './releases.ts';
@@ -53,6 +54,7 @@ export async function createApp({ bus, nc, database, log, config }: ServiceDeps<
     ...startLessonHandlers(deps),
     lessonItemHandler(deps),
     sessionCourseHandler(deps),
+    sessionProgressHandler(deps),
     markGoalHandler(deps),
     requestQuizHandler(deps),
     submitAnswerHandler(deps),

@@ -12,7 +12,7 @@ export const update_artifact = defineTool({
     'Записывает в раздел key документа artifact словами ученика. Раздел many: rows — строки [{"id": "A1", "колонка": "текст"}] ' +
     '(без id — новая строка, ID выдаст платформа; с id меняются только названные клетки), delete_rows — ID строк на удаление. ' +
     'Раздел one: fields — {"поле": "текст"}, меняются только названные поля. clear: true очищает раздел целиком, когда записанное перестало быть правдой; не вместе с остальными. ' +
-    'Значение — текст до 4000 знаков, пустое стирает клетку; в ответе created — ID новых строк, empty_cells — каких обязательных клеток не хватает, заполненность документа, посреди занятия — objectives. ' +
+    'Значение — текст до 4000 знаков, пустое стирает клетку; в ответе created — ID новых строк, empty_cells — каких обязательных клеток не хватает, заполненность документа (blocks_total, blocks_filled), посреди занятия — objectives, статусы целей урока без пунктов. ' +
     'Отказы: artifact_not_found, artifact_block_not_found, artifact_nothing_to_write, artifact_clear_with_content, artifact_wrong_section (rows — вид раздела), ' +
     'artifact_unknown_column, artifact_unknown_field (в отказе — какие есть), artifact_unknown_row, artifact_invalid_value (колонка и max или param), ' +
     'artifact_too_many_rows, not_enrolled, organization_suspended.',
@@ -49,7 +49,10 @@ export const update_artifact = defineTool({
     filled: z.boolean().optional().describe('Готов ли этот раздел'),
     created: z.array(z.string()),
     empty_cells: z.array(EmptyCell),
-    objectives: z.array(ObjectiveProgress).optional().describe('Прогресс урока по целям — посреди занятия'),
+    objectives: z
+      .array(ObjectiveProgress)
+      .optional()
+      .describe('Прогресс урока по целям — посреди занятия в этом пространстве: статусы целей, без пунктов'),
   }),
   annotations: DESTRUCTIVE,
   refusals: [

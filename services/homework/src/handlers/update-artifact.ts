@@ -1,16 +1,27 @@
 import { events, ok, refuse, update_artifact } from '@studium/contracts';
-import { addEvent, endpoint } from '@studium/platform';
+import { addEvent, type Bus, endpoint, type Logger } from '@studium/platform';
 import type { Kysely } from 'kysely';
 import { type CourseGateway, caller } from '../courses.ts';
 import type { HomeworkDb } from '../db.ts';
 import { documentFill, emptyCells, findSection, isFilled, sectionState } from '../domain/document.ts';
 import { applyWrite } from '../domain/document-write.ts';
+import { lessonProgress } from '../progress.ts';
 import { artifactNotFound } from '../refusals.ts';
 import { DocumentRepository } from '../repositories/document.repository.ts';
 import { transact } from '../store.ts';
 
-/** update_artifact: writes rows or fields of a document section; every check comes before the write. */
-export function updateArtifactHandler(deps: { db: Kysely<HomeworkDb>; gateway: CourseGateway }) {
+/**
+ * update_artifact: writes rows or fields of a document section; every check comes before the
+ * write. Mid-session the reply carries the lesson's objectives, asked of lessons while the write
+ * runs; without an answer in time the write is answered without them.
+ */
+export function updateArtifactHandler(deps: {
+  db: Kysely<HomeworkDb>;
+  gateway: CourseGateway;
+  bus: Bus;
+  log: Logger;
+  progressTimeoutMs: number;
+}) {
   return endpoint(update_artifact, async (args, ctx) => {
     const who = caller(ctx);
     const access = await deps.gateway.access(who.user, args.course, args.space);
@@ -29,7 +40,11 @@ export function updateArtifactHandler(deps: { db: Kysely<HomeworkDb>; gateway: C
       });
     }
     const key = { user: who.user, course: args.course, space: access.space, artifact: document.key };
-    return transact(deps.db, async (trx) => {
+    const progress = lessonProgress(
+      { bus: deps.bus, log: deps.log, timeoutMs: deps.progressTimeoutMs },
+      { user: who.user, course: args.course, space: access.space },
+    );
+    const reply = await transact(deps.db, async (trx) => {
       const documents = new DocumentRepository(trx);
       const state = await documents.lock(key);
       const written = applyWrite(section, sectionState(state, section.key), args);
@@ -69,6 +84,9 @@ export function updateArtifactHandler(deps: { db: Kysely<HomeworkDb>; gateway: C
         empty_cells: emptyCells(section, written.state),
       });
     });
+    if (!reply.ok) return reply;
+    const objectives = await progress;
+    return objectives ? ok({ ...reply.data, objectives }) : reply;
   });
 }
 

@@ -57,6 +57,26 @@ export class SessionRepository {
     return row?.space ?? null;
   }
 
+  /**
+   * The student's open session on a course in a space with the latest activity since `activeSince`,
+   * on a live (not archived) run; update_artifact's mid-session progress.
+   */
+  openInSpace(user: string, course: string, space: string, activeSince: Date, q: Q = this.db) {
+    return q
+      .selectFrom('sessions')
+      .innerJoin('runs', 'runs.id', 'sessions.run_id')
+      .select(['sessions.id', 'sessions.run_id', 'sessions.lesson_key'])
+      .where('sessions.user_id', '=', user)
+      .where('sessions.course', '=', course)
+      .where('sessions.space', '=', space)
+      .where('sessions.status', '=', 'open')
+      .where('sessions.last_activity_at', '>=', activeSince.toISOString())
+      .where('runs.archived_at', 'is', null)
+      .orderBy('sessions.last_activity_at', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+  }
+
   /** Sessions of a run, oldest first. */
   ofRun(runId: string, q: Q = this.db) {
     return q.selectFrom('sessions').select(COLUMNS).where('run_id', '=', runId).orderBy('started_at').execute();

@@ -1,0 +1,31 @@
+import { lessonId, ok, sessionProgress } from '@studium/contracts';
+import { endpoint } from '@studium/platform';
+import type { LessonsDeps } from '../deps.ts';
+import { lessonMap } from '../domain/lesson-progress.ts';
+import { RETURN_AFTER_MS } from '../domain/opening.ts';
+
+const NONE = { session: null, lesson: null, objectives: [] };
+
+/**
+ * lessons.session_progress (homework → lessons, for update_artifact «посреди занятия»): the
+ * student's open session on the course in the space and its lesson's objectives with the statuses
+ * mark_goal computes, without items. A session idle longer than start_lesson would continue it
+ * (RETURN_AFTER_MS) is not "mid-session": the next start_lesson abandons it. Objectives come from
+ * the active release, as mark_goal's do; a lesson the release removed has none to show.
+ */
+export function sessionProgressHandler(deps: LessonsDeps) {
+  return endpoint(sessionProgress, async ({ user, course, space }) => {
+    const since = new Date(Date.now() - RETURN_AFTER_MS);
+    const session = await deps.sessions.openInSpace(user, course, space, since);
+    if (!session) return ok(NONE);
+    const active = await deps.releases.active(course);
+    const placed = active.ok ? active.data.lessons.get(session.lesson_key) : undefined;
+    if (!placed) return ok(NONE);
+    const objectives = lessonMap(placed.lesson, await deps.runs.marks(session.run_id)).map((o) => ({
+      key: o.key,
+      title: o.text,
+      status: o.status,
+    }));
+    return ok({ session: session.id, lesson: lessonId(course, session.lesson_key), objectives });
+  });
+}
