@@ -1,27 +1,32 @@
 import { createHash } from 'node:crypto';
-import { homeworkLessonContext } from '@studium/contracts';
 import { createTestEnv, eventually, type TestEnv } from '@studium/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LESSON_PASSED, lessonPassed, publishEvent } from '../services/homework/test/support/events.ts';
 import { startHomeworkStack } from '../services/homework/test/support/stack.ts';
 import { type AgentClient, connectAgent, data, text } from './support/clients.ts';
+import { startLessons } from './support/lessons.ts';
 import { startEdge } from './support/stack.ts';
 
 // A homework's whole life as agents drive it through the edge: the lesson closes (lessons'
 // event), the student hands in text and then files from the window, the curator returns it with a
-// comment, the student's next lesson learns of it, the student resubmits, the curator accepts, and
-// the answer is closed — every version stays readable. start_lesson itself belongs to the lessons
-// service: here its request to homework (homework.lesson_context) stands where it will call.
+// comment, the student's next start_lesson (the real lessons service, asking homework for
+// homework.lesson_context) learns of it, the student resubmits, the curator accepts, and the
+// answer is closed — every version stays readable. Before that, update_artifact mid-session: the
+// lesson's objectives from lessons, and none without a session or with lessons down.
 let env: TestEnv;
 let stack: Awaited<ReturnType<typeof startHomeworkStack>>;
+let lessons: Awaited<ReturnType<typeof startLessons>>;
 let edge: Awaited<ReturnType<typeof startEdge>>;
 let student: AgentClient;
 let curator: AgentClient;
 
 beforeAll(async () => {
   env = await createTestEnv('homework-e2e');
-  stack = await startHomeworkStack(env);
-  edge = await startEdge(env);
+  // Generous timeouts of the optional contexts: the machine is shared, and a late answer would
+  // read as a missing field.
+  stack = await startHomeworkStack(env, { PROGRESS_TIMEOUT_MS: '1000' });
+  lessons = await startLessons(env, { CONTEXT_TIMEOUT_MS: '1000' });
+  edge = await startEdge(env, { REQUEST_TIMEOUT_MS: '4000' });
   const a = stack.enrollment.admin;
   student = await connectAgent('v1', `${edge.url}/mcp`, (await a.issueToken('anna@hw')).token);
   curator = await connectAgent('v2', `${edge.url}/authoring`, (await a.issueToken('curator@hw')).token);
@@ -31,12 +36,76 @@ afterAll(async () => {
   await student?.close();
   await curator?.close();
   await edge?.close();
+  await lessons?.close();
   await stack?.close();
   await env?.cleanup();
 });
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const protocol = Buffer.from('%PDF-1.7\nПротокол встречи со спонсором\n');
+
+type Objective = { key: string; title?: string; status: string };
+
+describe('update_artifact mid-session: the lesson progress by objectives', () => {
+  const write = (fields: Record<string, string>) =>
+    student.callTool('update_artifact', {
+      course: stack.course,
+      artifact: 'agreements_log',
+      key: 'team',
+      space: 'acme',
+      fields,
+    });
+
+  it('without a session in the space the reply has no objectives', async () => {
+    const reply = data(await write({ lead: 'Аня' }));
+    expect(reply).toMatchObject({ space: 'acme', key: 'team', blocks_total: 2, blocks_filled: 1 });
+    expect(reply).not.toHaveProperty('objectives');
+  });
+
+  it('with an open session after some mark_goal calls it carries the objective statuses, without items', async () => {
+    const started = data(await student.callTool('start_lesson', { lesson: stack.lesson('l-text'), space: 'acme' }));
+    const session = started.session as string;
+    expect(started.space).toBe('acme');
+    const fresh = data(await write({ size: '7', split: 'две команды по три' }));
+    expect(fresh.objectives).toEqual([
+      { key: 'o-l-text', title: 'Цель урока Текстовая домашка', status: 'not_started' },
+      { key: 'p-l-text', title: 'Практика урока Текстовая домашка', status: 'not_started' },
+    ]);
+    for (const goal of ['term:T1', 'choice:C1']) {
+      data(
+        await student.callTool('mark_goal', { session, goal, status: 'done', evidence: `Ученица показала ${goal}` }),
+      );
+    }
+    const result = await write({ lead: 'Аня Петрова' });
+    const reply = data(result);
+    expect(reply.objectives).toEqual([
+      { key: 'o-l-text', title: 'Цель урока Текстовая домашка', status: 'covered' },
+      { key: 'p-l-text', title: 'Практика урока Текстовая домашка', status: 'touched' },
+    ]);
+    // The same statuses start_lesson's lesson_map shows; items never come.
+    const map = data(await student.callTool('start_lesson', { lesson: stack.lesson('l-text'), space: 'acme' }))
+      .lesson_map as Objective[];
+    expect(map.map((o) => [o.key, o.status])).toEqual((reply.objectives as Objective[]).map((o) => [o.key, o.status]));
+    expect(text(result)).toContain('"objectives"');
+    expect(text(result)).not.toContain('term:T1');
+  });
+
+  it('with the lessons service stopped the write still succeeds, without objectives', async () => {
+    await lessons.stop();
+    try {
+      const result = await write({ lead: 'Аня' });
+      const reply = data(result);
+      expect(reply).toMatchObject({ key: 'team', filled: true, created: [], empty_cells: [] });
+      expect(reply).not.toHaveProperty('objectives');
+      const doc = data(
+        await student.callTool('artifact', { course: stack.course, artifact: 'agreements_log', space: 'acme' }),
+      ) as { artifact: { blocks: Array<{ key: string; values?: Record<string, string> }> } };
+      expect(doc.artifact.blocks.find((b) => b.key === 'team')?.values?.lead).toBe('Аня');
+    } finally {
+      await lessons.restart();
+    }
+  });
+});
 
 describe('homework through the edge', () => {
   let lesson: string;
@@ -78,20 +147,12 @@ describe('homework through the edge', () => {
     expect(returned).toMatchObject({ status: 'Returned', last_comment: 'Добавьте, о чём договорились' });
   });
 
-  it("the student's next lesson shows the returned homework", async () => {
-    const reply = await env.bus.request(homeworkLessonContext, null, {
-      user: 'anna@hw',
-      course: stack.course,
-      release: stack.release,
-      lesson: 'l-files',
-      previous_lesson: 'l-both',
+  it("the student's next start_lesson shows the returned homework", async () => {
+    const next = data(await student.callTool('start_lesson', { lesson: stack.lesson('l-files'), space: 'acme' }));
+    expect(next).toMatchObject({
       space: 'acme',
-    });
-    expect(reply).toMatchObject({
-      ok: true,
-      data: {
-        previous_homework: { lesson, status: 'Returned', version: 2, last_comment: 'Добавьте, о чём договорились' },
-      },
+      lesson: { id: stack.lesson('l-files') },
+      previous_homework: { lesson, status: 'Returned', version: 2, last_comment: 'Добавьте, о чём договорились' },
     });
     const mine = data(await student.callTool('my_homework', { lesson, space: 'acme' }));
     expect(mine.items).toEqual([

@@ -11,6 +11,14 @@ function lesson(key: string, title: string, homework: ReleaseLesson['homework'])
         text: `Цель урока ${title}`,
         items: [{ key: 'term:T1', kind: 'term', required: true, title: 'Термин', details: 'Подробности' }],
       },
+      {
+        key: `p-${key}`,
+        text: `Практика урока ${title}`,
+        items: [
+          { key: 'execution:E1', kind: 'execution', required: true, title: 'Упражнение', details: 'Подробности' },
+          { key: 'choice:C1', kind: 'choice', required: false, title: 'Выбор', details: 'Подробности' },
+        ],
+      },
     ],
     directive: '',
     material: '',
@@ -21,7 +29,8 @@ function lesson(key: string, title: string, homework: ReleaseLesson['homework'])
 }
 
 /**
- * A course for the homework tests: a document with a `many` section (required columns and an
+ * A course for the homework tests (each lesson has two objectives: a required term, and practice
+ * with a required and an optional item, so mark_goal can leave one covered and one touched): a document with a `many` section (required columns and an
  * if_column) collected in l-text and a `one` section (fields, with an if_column) in l-both; lessons
  * whose homework is answered by text (due in 7 days), by text or files, by files only, and one without homework.
  */
