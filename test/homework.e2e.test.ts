@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createTestEnv, eventually, type TestEnv } from '@studium/testing';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LESSON_PASSED, lessonPassed, publishEvent } from '../services/homework/test/support/events.ts';
 import { startHomeworkStack } from '../services/homework/test/support/stack.ts';
@@ -88,6 +89,24 @@ describe('update_artifact mid-session: the lesson progress by objectives', () =>
     expect(map.map((o) => [o.key, o.status])).toEqual((reply.objectives as Objective[]).map((o) => [o.key, o.status]));
     expect(text(result)).toContain('"objectives"');
     expect(text(result)).not.toContain('term:T1');
+  });
+
+  it('with lessons too slow (its sessions table locked) the write answers without objectives', async () => {
+    let elapsed = 0;
+    let reply: Record<string, unknown> = {};
+    await lessons.db.transaction().execute(async (trx) => {
+      await sql`lock table sessions in access exclusive mode`.execute(trx);
+      const t = performance.now();
+      reply = data(await write({ lead: 'Аня Смирнова' }));
+      elapsed = performance.now() - t;
+    });
+    expect(reply).toMatchObject({ key: 'team', filled: true });
+    expect(reply).not.toHaveProperty('objectives');
+    // PROGRESS_TIMEOUT_MS is 1000 here: the write waited that long for lessons, not for the lock.
+    expect(elapsed).toBeGreaterThanOrEqual(900);
+    expect(elapsed).toBeLessThan(3000);
+    // Once lessons answers again, so do the objectives.
+    expect(data(await write({ lead: 'Аня' })).objectives).toHaveLength(2);
   });
 
   it('with the lessons service stopped the write still succeeds, without objectives', async () => {
