@@ -75,6 +75,14 @@ export class Writer {
     return this.db.transaction().execute((trx) => fn(repos(trx), trx));
   }
 
+  /** Runs `fn` in the caller's transaction `within`, or in a new one committed when it returns. */
+  private within<T>(
+    within: Transaction<KnowledgeDb> | undefined,
+    fn: (r: Repos, trx: Transaction<KnowledgeDb>) => Promise<T>,
+  ): Promise<T> {
+    return within ? fn(repos(within), within) : this.transaction(fn);
+  }
+
   private lang(title: string, body: string) {
     const lang = detectLanguage(`${title}\n${body}`);
     return { lang, cfg: this.ts.configFor(lang) };
@@ -172,6 +180,12 @@ export class Writer {
   /**
    * Changes a note's body, title or folder under its version token (CAS). A changed H1 renames
    * the note (the old title becomes an alias), as rename_note does.
+   *
+   * With `within`, the change joins the caller's transaction (move_folder and rename_folder move
+   * every note of a folder in one): nothing commits here and no embedding follows (the caller
+   * embeds after its commit if the text changed). A refusal is answered before this note is
+   * written; the caller must still roll its transaction back (throw `Refused`) so that the notes
+   * it changed before are undone too.
    */
   async change(
     id: string,
@@ -181,8 +195,9 @@ export class Writer {
     action: string,
     by: Actor,
     visible: (n: NoteRow) => boolean,
+    within?: Transaction<KnowledgeDb>,
   ) {
-    const result = await this.transaction(async (r, trx) => {
+    const result = await this.within(within, async (r, trx) => {
       const n = await r.notes.lock(id);
       if (!n || n.deleted_at || !visible(n)) return noteNotFound(id);
       if (token !== null && token !== versionToken(n)) return versionConflict(id, versionToken(n));
@@ -209,7 +224,7 @@ export class Writer {
       await this.recorded(r, trx, saved, project, renamed && action === 'edited' ? 'renamed' : action, by);
       return ok(written(saved, project));
     });
-    if (result.ok && action !== 'moved') await this.embed(id);
+    if (result.ok && action !== 'moved' && !within) await this.embed(id);
     return result;
   }
 

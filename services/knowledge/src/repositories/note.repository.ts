@@ -86,15 +86,41 @@ export class NoteRepository {
     return this.db.selectFrom('notes').select(NOTE_COLUMNS).where('id', 'in', valid).execute() as Promise<NoteRow[]>;
   }
 
-  /** Locks a note row for a change. */
+  /**
+   * Locks a note row for a change. `for no key update` (what an UPDATE of non-key columns takes):
+   * writers of the note still queue behind each other, but a link, revision or activity row that
+   * merely references the note (a foreign-key check takes `for key share`) does not wait. With
+   * `for update`, a folder move holding note A and waiting for note B deadlocks against an edit of
+   * B whose new body links to A.
+   */
   async lock(id: string): Promise<NoteRow | undefined> {
     if (!isUuid(id)) return undefined;
     return this.db
       .selectFrom('notes')
       .select(NOTE_COLUMNS)
       .where('id', '=', id)
-      .forUpdate()
+      .forNoKeyUpdate()
       .executeTakeFirst() as Promise<NoteRow | undefined>;
+  }
+
+  /**
+   * Locks the live shared notes of a folder and every folder below it, in id order (two folder
+   * operations lock their common notes in the same order, so they queue instead of deadlocking).
+   * A note changed meanwhile is re-checked after the wait: one moved out or trashed by the writer
+   * we waited for is left out.
+   */
+  async lockFolder(project: string, folder: string): Promise<Array<{ id: string; folder: string }>> {
+    const below = `${folder.replace(/[\\%_]/g, (m) => `\\${m}`)}/%`;
+    return this.db
+      .selectFrom('notes')
+      .select(['id', 'folder'])
+      .where('project', '=', project)
+      .where('class', '=', 'user-doc')
+      .where('deleted_at', 'is', null)
+      .where((eb) => eb.or([eb('folder', '=', folder), eb('folder', 'like', below)]))
+      .orderBy('id')
+      .forNoKeyUpdate()
+      .execute();
   }
 
   /** Writes title, folder and body of a locked note, bumping its version. */
