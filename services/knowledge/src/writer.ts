@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { KB_NOTE_CHANGED, type KbNoteChanged, ok, type refuse } from '@studium/contracts';
 import { addEvent, type Logger } from '@studium/platform';
-import { type Kysely, sql, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { KnowledgeDb } from './db.ts';
 import { detectLanguage } from './domain/language.ts';
 import { applyEdit, titleKey, titleOf, wikiLinks } from './domain/markdown.ts';
@@ -21,7 +21,6 @@ import { LinkRepository, type linkView } from './repositories/link.repository.ts
 import { NoteRepository, type NoteRow } from './repositories/note.repository.ts';
 import type { ProjectRow } from './repositories/project.repository.ts';
 import type { TextSearch } from './text-search.ts';
-import { vectorLiteral } from './vector-store.ts';
 
 /** Who makes a change: an agent through a tool, or a person through the CLI or the HTTP route. */
 export interface Actor {
@@ -215,6 +214,7 @@ export class Writer {
         by.user,
         by.kind,
       );
+      if (this.pgvector && (saved.title !== n.title || saved.body !== n.body)) await r.notes.clearVector(n.id);
       if (renamed && n.project) {
         await r.notes.addAlias(n.project, n.title, n.id);
         await r.notes.dropAlias(n.project, next.title);
@@ -280,6 +280,7 @@ export class Writer {
           by.user,
           by.kind,
         );
+        if (this.pgvector) await r.notes.clearVector(held.id);
         await this.recorded(r, trx, saved, project, 'remembered', by);
         return saved;
       }
@@ -335,12 +336,7 @@ export class Writer {
       const n = await new NoteRepository(this.db).get(id);
       if (!n) return;
       const [v] = await this.embeddings.embed([embeddingText(n.title, n.body)]);
-      await sql`update notes set embedding = ${v}::real[] where id = ${id} and version = ${n.version}`.execute(this.db);
-      if (this.pgvector) {
-        await sql`update notes set embedding_vec = ${vectorLiteral(v)}::vector where id = ${id} and version = ${n.version}`.execute(
-          this.db,
-        );
-      }
+      await new NoteRepository(this.db).setEmbedding(n, v, this.pgvector);
     } catch (err) {
       this.log.warn({ err: (err as Error).message, note: id }, 'embedding failed; the note stays searchable by text');
     }

@@ -1,6 +1,7 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { KnowledgeDb } from '../db.ts';
 import { titleKey } from '../domain/markdown.ts';
+import { vectorLiteral } from '../vector-store.ts';
 
 export const NOTE_COLUMNS = [
   'id',
@@ -123,7 +124,10 @@ export class NoteRepository {
       .execute();
   }
 
-  /** Writes title, folder and body of a locked note, bumping its version. */
+  /**
+   * Writes title, folder and body of a locked note, bumping its version. The embedding is dropped
+   * only when the text changed (a move keeps it: the writer does not embed moved notes again).
+   */
   async update(
     id: string,
     next: { title: string; folder: string; body: string; lang: string; cfg: string },
@@ -132,9 +136,24 @@ export class NoteRepository {
   ): Promise<NoteRow> {
     await sql`update notes set title = ${next.title}, folder = ${next.folder}, body = ${next.body}, lang = ${next.lang},
         tsv = ${tsvOf(next.cfg, next.title, next.body)}, search_text = ${searchText(next.title, next.body)},
-        embedding = null, version = version + 1, updated_by = ${by}, updated_kind = ${byKind}, updated_at = now()
+        embedding = case when title = ${next.title} and body = ${next.body} then embedding end, version = version + 1, updated_by = ${by}, updated_kind = ${byKind}, updated_at = now()
       where id = ${id}`.execute(this.db);
     return (await this.get(id)) as NoteRow;
+  }
+
+  /** Drops a note's pgvector copy of its embedding (only where that column exists). */
+  async clearVector(id: string): Promise<void> {
+    await sql`update notes set embedding_vec = null where id = ${id}`.execute(this.db);
+  }
+
+  /** Stores a note's embedding, unless its text changed since it was read (the vector would be stale). */
+  async setEmbedding(n: { id: string; title: string; body: string }, v: number[], pgvector: boolean): Promise<void> {
+    await sql`update notes set embedding = ${v}::real[]
+      where id = ${n.id} and title = ${n.title} and body = ${n.body}`.execute(this.db);
+    if (pgvector) {
+      await sql`update notes set embedding_vec = ${vectorLiteral(v)}::vector
+        where id = ${n.id} and title = ${n.title} and body = ${n.body}`.execute(this.db);
+    }
   }
 
   /** Moves a note to the trash (version bumps, so a stale token cannot edit it after a restore). */
