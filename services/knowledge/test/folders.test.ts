@@ -1,5 +1,4 @@
 import {
-  type Contract,
   create_note,
   delete_note,
   edit_note,
@@ -11,6 +10,7 @@ import {
   type Principal,
   rename_folder,
   rename_note,
+  type ToolContract,
 } from '@studium/contracts';
 import { createTestEnv, eventually, type TestEnv } from '@studium/testing';
 import { sql } from 'kysely';
@@ -60,13 +60,13 @@ afterAll(async () => {
 // biome-ignore lint/suspicious/noExplicitAny: see above
 type Json = Record<string, any>;
 
-async function call(c: Contract, args: Json, who: Principal = alice): Promise<Json> {
+async function call(c: ToolContract, args: Json, who: Principal = alice): Promise<Json> {
   const r = (await env.bus.request(c, who, args as never)) as Json;
   if (!r.ok) throw new Error(`${c.subject}: ${r.error.code} ${r.error.message}`);
   return r.data;
 }
 
-async function refusal(c: Contract, args: Json, who: Principal = alice): Promise<Json> {
+async function refusal(c: ToolContract, args: Json, who: Principal = alice): Promise<Json> {
   const r = (await env.bus.request(c, who, args as never)) as Json;
   if (r.ok) throw new Error(`${c.subject} answered ok: ${JSON.stringify(r.data)}`);
   return r.error;
@@ -325,7 +325,7 @@ describe('every refusal of move_folder and rename_folder, and none changes anyth
     await call(create_note, { project: 'beta', path: 'refuse', body: '# Чужое' }, bob);
   });
 
-  const cases: Array<[string, Contract, Json, Json]> = [
+  const cases: Array<[string, ToolContract, Json, Json]> = [
     [
       'move_folder: unknown project',
       move_folder,
