@@ -136,7 +136,8 @@ export class NoteRepository {
   ): Promise<NoteRow> {
     await sql`update notes set title = ${next.title}, folder = ${next.folder}, body = ${next.body}, lang = ${next.lang},
         tsv = ${tsvOf(next.cfg, next.title, next.body)}, search_text = ${searchText(next.title, next.body)},
-        embedding = case when title = ${next.title} and body = ${next.body} then embedding end, version = version + 1, updated_by = ${by}, updated_kind = ${byKind}, updated_at = now()
+        embedding = case when title = ${next.title} and body = ${next.body} then embedding end,
+        version = version + 1, updated_by = ${by}, updated_kind = ${byKind}, updated_at = now()
       where id = ${id}`.execute(this.db);
     return (await this.get(id)) as NoteRow;
   }
