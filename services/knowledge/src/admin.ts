@@ -2,6 +2,8 @@ import type { Logger } from '@studium/platform';
 import type { Kysely } from 'kysely';
 import type { KnowledgeDb } from './db.ts';
 import { SLUG } from './domain/paths.ts';
+import { noteNotFound } from './refusals.ts';
+import { isUuid } from './repositories/note.repository.ts';
 import { ProjectRepository } from './repositories/project.repository.ts';
 import type { TextSearch } from './text-search.ts';
 import { Writer } from './writer.ts';
@@ -44,6 +46,7 @@ export class KnowledgeAdmin {
 
   /** Takes a note out of the trash in the name of `by` (a person). */
   async restore(id: string, by: string) {
+    if (!isUuid(id)) return noteNotFound(id);
     const n = await this.db.selectFrom('notes').select(['project']).where('id', '=', id).executeTakeFirst();
     const project = n?.project ? ((await new ProjectRepository(this.db).byId(n.project)) ?? null) : null;
     return this.writer.restore(id, project, by);
@@ -51,6 +54,7 @@ export class KnowledgeAdmin {
 
   /** Deletes a trashed note and its revisions for good. */
   async purge(id: string) {
+    if (!isUuid(id)) return noteNotFound(id);
     return this.writer.purge(id);
   }
 }

@@ -63,6 +63,11 @@ export function invalidPath(path: string) {
   return refuse('invalidPath', `«${path}» жолы жарамсыз: сегменттерді / арқылы жазыңыз, . және .. болмасын`, { path });
 }
 
+/** folderNotFound: the folder holds no live shared note (folders exist only through their notes). */
+export function folderNotFound(path: string) {
+  return refuse('folderNotFound', `«${path}» қалтасы бос немесе жоқ: жолды list_notes жауабынан алыңыз`, { path });
+}
+
 /** emptyQuery: an empty query, topic or observation. */
 export function emptyText(field: string) {
   return refuse('emptyQuery', `${field} бос болмауы керек`, { field });

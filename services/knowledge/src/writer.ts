@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { KB_NOTE_CHANGED, type KbNoteChanged, ok, type refuse } from '@studium/contracts';
 import { addEvent, type Logger } from '@studium/platform';
-import { type Kysely, sql, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { KnowledgeDb } from './db.ts';
 import { detectLanguage } from './domain/language.ts';
 import { applyEdit, titleKey, titleOf, wikiLinks } from './domain/markdown.ts';
@@ -21,7 +21,6 @@ import { LinkRepository, type linkView } from './repositories/link.repository.ts
 import { NoteRepository, type NoteRow } from './repositories/note.repository.ts';
 import type { ProjectRow } from './repositories/project.repository.ts';
 import type { TextSearch } from './text-search.ts';
-import { vectorLiteral } from './vector-store.ts';
 
 /** Who makes a change: an agent through a tool, or a person through the CLI or the HTTP route. */
 export interface Actor {
@@ -73,6 +72,14 @@ export class Writer {
 
   transaction<T>(fn: (r: Repos, trx: Transaction<KnowledgeDb>) => Promise<T>): Promise<T> {
     return this.db.transaction().execute((trx) => fn(repos(trx), trx));
+  }
+
+  /** Runs `fn` in the caller's transaction `within`, or in a new one committed when it returns. */
+  private within<T>(
+    within: Transaction<KnowledgeDb> | undefined,
+    fn: (r: Repos, trx: Transaction<KnowledgeDb>) => Promise<T>,
+  ): Promise<T> {
+    return within ? fn(repos(within), within) : this.transaction(fn);
   }
 
   private lang(title: string, body: string) {
@@ -172,6 +179,12 @@ export class Writer {
   /**
    * Changes a note's body, title or folder under its version token (CAS). A changed H1 renames
    * the note (the old title becomes an alias), as rename_note does.
+   *
+   * With `within`, the change joins the caller's transaction (move_folder and rename_folder move
+   * every note of a folder in one): nothing commits here and no embedding follows (the caller
+   * embeds after its commit if the text changed). A refusal is answered before this note is
+   * written; the caller must still roll its transaction back (throw `Refused`) so that the notes
+   * it changed before are undone too.
    */
   async change(
     id: string,
@@ -181,8 +194,9 @@ export class Writer {
     action: string,
     by: Actor,
     visible: (n: NoteRow) => boolean,
+    within?: Transaction<KnowledgeDb>,
   ) {
-    const result = await this.transaction(async (r, trx) => {
+    const result = await this.within(within, async (r, trx) => {
       const n = await r.notes.lock(id);
       if (!n || n.deleted_at || !visible(n)) return noteNotFound(id);
       if (token !== null && token !== versionToken(n)) return versionConflict(id, versionToken(n));
@@ -200,6 +214,7 @@ export class Writer {
         by.user,
         by.kind,
       );
+      if (this.pgvector && (saved.title !== n.title || saved.body !== n.body)) await r.notes.clearVector(n.id);
       if (renamed && n.project) {
         await r.notes.addAlias(n.project, n.title, n.id);
         await r.notes.dropAlias(n.project, next.title);
@@ -209,7 +224,7 @@ export class Writer {
       await this.recorded(r, trx, saved, project, renamed && action === 'edited' ? 'renamed' : action, by);
       return ok(written(saved, project));
     });
-    if (result.ok && action !== 'moved') await this.embed(id);
+    if (result.ok && action !== 'moved' && !within) await this.embed(id);
     return result;
   }
 
@@ -265,6 +280,7 @@ export class Writer {
           by.user,
           by.kind,
         );
+        if (this.pgvector) await r.notes.clearVector(held.id);
         await this.recorded(r, trx, saved, project, 'remembered', by);
         return saved;
       }
@@ -320,12 +336,7 @@ export class Writer {
       const n = await new NoteRepository(this.db).get(id);
       if (!n) return;
       const [v] = await this.embeddings.embed([embeddingText(n.title, n.body)]);
-      await sql`update notes set embedding = ${v}::real[] where id = ${id} and version = ${n.version}`.execute(this.db);
-      if (this.pgvector) {
-        await sql`update notes set embedding_vec = ${vectorLiteral(v)}::vector where id = ${id} and version = ${n.version}`.execute(
-          this.db,
-        );
-      }
+      await new NoteRepository(this.db).setEmbedding(n, v, this.pgvector);
     } catch (err) {
       this.log.warn({ err: (err as Error).message, note: id }, 'embedding failed; the note stays searchable by text');
     }

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { create_note, link, type Principal, recall, search } from '@studium/contracts';
+import { create_note, link, move_folder, move_note, type Principal, recall, search } from '@studium/contracts';
 import { createTestEnv, type TestEnv } from '@studium/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKnowledge } from '../../../test/support/knowledge.ts';
@@ -85,11 +85,12 @@ describe('search', () => {
   let ru: string;
   let kk: string;
   let car: string;
+  let leave: string;
   beforeAll(async () => {
     ru = await note('# Мониторинг серверов\n\nКак следить за серверами и очередями задач в проде.');
     kk = await note('# Мектептің кітаптары\n\nМұғалімге арналған нұсқаулық: оқушыларға кітапты қалай беру керек.');
     car = await note('# Автомобиль компании\n\nКто и когда берёт служебный автомобиль.');
-    await note('# Отпуск\n\nЗаявление на отпуск подают за две недели.');
+    leave = await note('# Отпуск\n\nЗаявление на отпуск подают за две недели.');
   });
 
   it('finds a Russian note by other word forms (russian stemming)', async () => {
@@ -148,6 +149,37 @@ describe('search', () => {
     const both = await find('автомобиль');
     expect(both.results[0].id).toBe(car);
     expect(both.results[0].score).toBeGreaterThan(r.results[0].score);
+  });
+
+  it('a moved note keeps its vector (moves do not change the text and are not embedded again)', async () => {
+    const vectorOf = async () =>
+      (await knowledge.db.selectFrom('notes').select(['embedding']).where('id', '=', car).executeTakeFirstOrThrow())
+        .embedding;
+    const before = await vectorOf();
+    expect(before).toHaveLength(CONCEPTS.length);
+    const moved = await env.bus.request(move_note, alice, { id: car, path: 'fleet' });
+    expect(moved.ok).toBe(true);
+    const folder = await env.bus.request(move_folder, alice, { project: 'acme', path: 'fleet', newParent: 'ops' });
+    expect(folder.ok && folder.data.moved).toBe(1);
+    expect(await vectorOf()).toEqual(before);
+    const r = await find('машина');
+    expect(r.results[0]).toMatchObject({ id: car, path: 'ops/fleet' });
+  });
+
+  it('compares only vectors of the query dimension (vectors of another model are skipped, not an error)', async () => {
+    // Two dimensions, pointing where "машина" points: in the SQL function the missing third
+    // element would not count, and the note would pass as a perfect match.
+    await knowledge.db
+      .updateTable('notes')
+      .set({ embedding: [1, 0] })
+      .where('id', '=', leave)
+      .execute();
+    const scope = { projects: (await knowledge.app.kb.access.projects(alice)).map((p) => p.id), owner: alice.user };
+    const repo = new SearchRepository(knowledge.db);
+    expect(await repo.vector([1, 0, 0], scope, 10)).toEqual([car]);
+    expect(await repo.vector([1, 0], scope, 10)).toEqual([leave]);
+    expect(await repo.vector([0, 0, 0], scope, 10)).toEqual([]);
+    expect((await find('машина')).results.map((x: { id: string }) => x.id)).not.toContain(leave);
   });
 
   it('keeps working on full text, without error, when the embedding provider fails', async () => {

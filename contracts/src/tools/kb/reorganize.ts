@@ -41,7 +41,8 @@ export const move_folder = defineTool({
   service: 'knowledge',
   title: 'Қалтаны жылжыту',
   description:
-    'Қалтаны ішіндегісімен түгел басқа аталық қалтаға жылжытады. Ішіндегі жазбалардың id-і мен сілтемелері тұрақты.',
+    'Қалтаны ішіндегісімен түгел басқа аталық қалтаға жылжытады. Ішіндегі жазбалардың id-і мен сілтемелері тұрақты. ' +
+    'Бір транзакцияда: барлық жазба бірге жылжиды немесе ешқайсысы жылжымайды.',
   input: z.object({
     project: ProjectArg,
     path: z.string().max(INPUT_LIMITS.title).describe('Жылжитын қалта'),
@@ -59,7 +60,8 @@ export const rename_folder = defineTool({
   service: 'knowledge',
   title: 'Қалтаның атын өзгерту',
   description:
-    'Қалтаның атын орнында өзгертеді (ішіндегі жазбалардың id-і тұрақты). Жобаның хэндлі өзгермейді — ол үшін rename_project.',
+    'Қалтаның атын орнында өзгертеді (ішіндегі жазбалардың id-і тұрақты). Жобаның хэндлі өзгермейді — ол үшін rename_project. ' +
+    'Бір транзакцияда: барлық жазба бірге жылжиды немесе ешқайсысы жылжымайды.',
   input: z.object({
     project: ProjectArg,
     path: z.string().max(INPUT_LIMITS.title),

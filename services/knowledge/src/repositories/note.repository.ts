@@ -1,6 +1,7 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { KnowledgeDb } from '../db.ts';
 import { titleKey } from '../domain/markdown.ts';
+import { vectorLiteral } from '../vector-store.ts';
 
 export const NOTE_COLUMNS = [
   'id',
@@ -86,18 +87,47 @@ export class NoteRepository {
     return this.db.selectFrom('notes').select(NOTE_COLUMNS).where('id', 'in', valid).execute() as Promise<NoteRow[]>;
   }
 
-  /** Locks a note row for a change. */
+  /**
+   * Locks a note row for a change. `for no key update` (what an UPDATE of non-key columns takes):
+   * writers of the note still queue behind each other, but a link, revision or activity row that
+   * merely references the note (a foreign-key check takes `for key share`) does not wait. With
+   * `for update`, a folder move holding note A and waiting for note B deadlocks against an edit of
+   * B whose new body links to A.
+   */
   async lock(id: string): Promise<NoteRow | undefined> {
     if (!isUuid(id)) return undefined;
     return this.db
       .selectFrom('notes')
       .select(NOTE_COLUMNS)
       .where('id', '=', id)
-      .forUpdate()
+      .forNoKeyUpdate()
       .executeTakeFirst() as Promise<NoteRow | undefined>;
   }
 
-  /** Writes title, folder and body of a locked note, bumping its version. */
+  /**
+   * Locks the live shared notes of a folder and every folder below it, in id order (two folder
+   * operations lock their common notes in the same order, so they queue instead of deadlocking).
+   * A note changed meanwhile is re-checked after the wait: one moved out or trashed by the writer
+   * we waited for is left out.
+   */
+  async lockFolder(project: string, folder: string): Promise<Array<{ id: string; folder: string }>> {
+    const below = `${folder.replace(/[\\%_]/g, (m) => `\\${m}`)}/%`;
+    return this.db
+      .selectFrom('notes')
+      .select(['id', 'folder'])
+      .where('project', '=', project)
+      .where('class', '=', 'user-doc')
+      .where('deleted_at', 'is', null)
+      .where((eb) => eb.or([eb('folder', '=', folder), eb('folder', 'like', below)]))
+      .orderBy('id')
+      .forNoKeyUpdate()
+      .execute();
+  }
+
+  /**
+   * Writes title, folder and body of a locked note, bumping its version. The embedding is dropped
+   * only when the text changed (a move keeps it: the writer does not embed moved notes again).
+   */
   async update(
     id: string,
     next: { title: string; folder: string; body: string; lang: string; cfg: string },
@@ -106,9 +136,25 @@ export class NoteRepository {
   ): Promise<NoteRow> {
     await sql`update notes set title = ${next.title}, folder = ${next.folder}, body = ${next.body}, lang = ${next.lang},
         tsv = ${tsvOf(next.cfg, next.title, next.body)}, search_text = ${searchText(next.title, next.body)},
-        embedding = null, version = version + 1, updated_by = ${by}, updated_kind = ${byKind}, updated_at = now()
+        embedding = case when title = ${next.title} and body = ${next.body} then embedding end,
+        version = version + 1, updated_by = ${by}, updated_kind = ${byKind}, updated_at = now()
       where id = ${id}`.execute(this.db);
     return (await this.get(id)) as NoteRow;
+  }
+
+  /** Drops a note's pgvector copy of its embedding (only where that column exists). */
+  async clearVector(id: string): Promise<void> {
+    await sql`update notes set embedding_vec = null where id = ${id}`.execute(this.db);
+  }
+
+  /** Stores a note's embedding, unless its text changed since it was read (the vector would be stale). */
+  async setEmbedding(n: { id: string; title: string; body: string }, v: number[], pgvector: boolean): Promise<void> {
+    await sql`update notes set embedding = ${v}::real[]
+      where id = ${n.id} and title = ${n.title} and body = ${n.body}`.execute(this.db);
+    if (pgvector) {
+      await sql`update notes set embedding_vec = ${vectorLiteral(v)}::vector
+        where id = ${n.id} and title = ${n.title} and body = ${n.body}`.execute(this.db);
+    }
   }
 
   /** Moves a note to the trash (version bumps, so a stale token cannot edit it after a restore). */

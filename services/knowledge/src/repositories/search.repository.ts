@@ -60,18 +60,25 @@ export class SearchRepository {
     return rows.map((r) => r.id);
   }
 
-  /** Nearest notes by cosine similarity: pgvector's operator when the column exists, else the SQL function. */
+  /**
+   * Nearest notes by cosine similarity: pgvector's operator when the column exists, else the SQL
+   * function. Only vectors of the query's dimension are compared (another embedding model's
+   * vectors are skipped, not an error). pgvector's cosine distance is NaN for a zero vector and
+   * PostgreSQL orders NaN above every number, so the threshold is written on the distance
+   * (`<= 1 - MIN_COSINE`), which NaN fails, as the SQL function's 0 for a zero vector does.
+   */
   async vector(v: number[], scope: Scope, limit: number, pgvector = false): Promise<string[]> {
     const { rows } = pgvector
       ? await sql<{ id: string }>`
           select id from notes
-          where embedding_vec is not null and ${scopeSql(scope)}
-            and 1 - (embedding_vec <=> ${vectorLiteral(v)}::vector) >= ${MIN_COSINE}
+          where embedding_vec is not null and vector_dims(embedding_vec) = ${v.length} and ${scopeSql(scope)}
+            and (embedding_vec <=> ${vectorLiteral(v)}::vector) <= ${1 - MIN_COSINE}
           order by embedding_vec <=> ${vectorLiteral(v)}::vector, id
           limit ${limit}`.execute(this.db)
       : await sql<{ id: string }>`
           select id from notes
-          where embedding is not null and ${scopeSql(scope)} and cosine(embedding, ${v}::real[]) >= ${MIN_COSINE}
+          where embedding is not null and cardinality(embedding) = ${v.length} and ${scopeSql(scope)}
+            and cosine(embedding, ${v}::real[]) >= ${MIN_COSINE}
           order by cosine(embedding, ${v}::real[]) desc, id
           limit ${limit}`.execute(this.db);
     return rows.map((r) => r.id);

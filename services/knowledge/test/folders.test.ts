@@ -1,0 +1,551 @@
+import {
+  create_note,
+  delete_note,
+  edit_note,
+  get_my_projects,
+  get_note,
+  link,
+  list_notes,
+  move_folder,
+  type Principal,
+  rename_folder,
+  rename_note,
+  type ToolContract,
+} from '@studium/contracts';
+import { createTestEnv, eventually, type TestEnv } from '@studium/testing';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startKnowledge } from '../../../test/support/knowledge.ts';
+import { startEnrollment } from '../../../test/support/stack.ts';
+import { agent, visibleTo } from '../src/kb.ts';
+
+// move_folder and rename_folder against the real service, PostgreSQL and NATS: all notes of a folder
+// move in one transaction, or none does.
+
+let env: TestEnv;
+let enrollment: Awaited<ReturnType<typeof startEnrollment>>;
+let knowledge: Awaited<ReturnType<typeof startKnowledge>>;
+
+const alice: Principal = {
+  user: 'alice@test',
+  full_name: 'Алия',
+  roles: ['Student'],
+  scope: 'write',
+  space: 'personal',
+};
+const bob: Principal = { ...alice, user: 'bob@test', full_name: 'Бауыржан' };
+
+beforeAll(async () => {
+  env = await createTestEnv('kb-folders');
+  enrollment = await startEnrollment(env);
+  const a = enrollment.admin;
+  await a.upsertUser('alice@test', 'Алия', ['Student']);
+  await a.upsertUser('bob@test', 'Бауыржан', ['Student']);
+  await a.upsertOrganization('acme', 'Акме');
+  await a.upsertOrganization('beta', 'Бета');
+  await a.addMember('acme', 'alice@test', 'member');
+  await a.addMember('acme', 'bob@test', 'member');
+  await a.addMember('beta', 'bob@test', 'member');
+  knowledge = await startKnowledge(env);
+  await knowledge.admin.createProject('acme', 'docs', 'Документация');
+});
+
+afterAll(async () => {
+  await knowledge?.close();
+  await enrollment?.close();
+  await env?.cleanup();
+});
+
+// Replies are checked field by field; `any` keeps the assertions short.
+// biome-ignore lint/suspicious/noExplicitAny: see above
+type Json = Record<string, any>;
+
+async function call(c: ToolContract, args: Json, who: Principal = alice): Promise<Json> {
+  const r = (await env.bus.request(c, who, args as never)) as Json;
+  if (!r.ok) throw new Error(`${c.subject}: ${r.error.code} ${r.error.message}`);
+  return r.data;
+}
+
+async function refusal(c: ToolContract, args: Json, who: Principal = alice): Promise<Json> {
+  const r = (await env.bus.request(c, who, args as never)) as Json;
+  if (r.ok) throw new Error(`${c.subject} answered ok: ${JSON.stringify(r.data)}`);
+  return r.error;
+}
+
+async function note(project: string, title: string, path: string, extra = '') {
+  return (await call(create_note, { project, path, body: `# ${title}\n\n${extra}` })).id as string;
+}
+
+/** Everything a folder operation may touch: every note's folder, title, body and version; revisions, activity, outbox. */
+async function snapshot() {
+  const notes = await knowledge.db
+    .selectFrom('notes')
+    .select(['id', 'folder', 'title', 'body', 'version', 'deleted_at'])
+    .orderBy('id')
+    .execute();
+  const { rows } = await sql<{ revisions: string; activity: string; outbox: string; links: string; aliases: string }>`
+    select (select count(*) from note_revisions) as revisions, (select count(*) from activity) as activity,
+      (select count(*) from outbox) as outbox, (select count(*) from links) as links,
+      (select count(*) from note_aliases) as aliases`.execute(knowledge.db);
+  return { notes, ...rows[0] };
+}
+
+async function folderOf(id: string) {
+  return (await call(get_note, { ref: id })).path as string;
+}
+
+async function revisionsOf(id: string) {
+  return knowledge.db
+    .selectFrom('note_revisions')
+    .select(['version', 'action', 'folder'])
+    .where('note', '=', id)
+    .orderBy('version')
+    .execute();
+}
+
+async function outboxAfter(count: string) {
+  const { rows } = await sql<{ data: Json }>`
+    select payload->'data' as data from outbox order by id offset ${Number(count)}`.execute(knowledge.db);
+  return rows.map((r) => r.data);
+}
+
+describe('a folder operation that fails midway changes nothing', () => {
+  const ids: string[] = [];
+  beforeAll(async () => {
+    ids.push(await note('acme/docs', 'Сбой один', 'src'));
+    ids.push(await note('acme/docs', 'Сбой два', 'src', 'См. [[Сбой три]].'));
+    ids.push(await note('acme/docs', 'Сбой три', 'src/sub'));
+    ids.push(await note('acme/docs', 'Сбой четыре', 'src/sub/deep', 'См. [[Сбой один]].'));
+    // The third note whose folder changes in a transaction fails; a sequence (never rolled back)
+    // counts the attempts, so the test knows two notes really were written before the failure.
+    await sql`create sequence test_moves`.execute(knowledge.db);
+    await sql`create function test_fail_third_move() returns trigger language plpgsql as $$
+      declare seen int;
+      begin
+        if new.folder is distinct from old.folder then
+          seen := coalesce(nullif(current_setting('test.moves', true), ''), '0')::int + 1;
+          perform set_config('test.moves', seen::text, true);
+          perform nextval('test_moves');
+          if seen = 3 then raise exception 'injected failure at the third note'; end if;
+        end if;
+        return new;
+      end $$`.execute(knowledge.db);
+    await sql`create trigger test_fail_third_move before update on notes
+      for each row execute function test_fail_third_move()`.execute(knowledge.db);
+  });
+
+  afterAll(async () => {
+    await sql`drop trigger if exists test_fail_third_move on notes`.execute(knowledge.db);
+    await sql`drop function if exists test_fail_third_move()`.execute(knowledge.db);
+    await sql`drop sequence if exists test_moves`.execute(knowledge.db);
+  });
+
+  async function attempts() {
+    const { rows } = await sql<{
+      n: string;
+    }>`select case when is_called then last_value else 0 end as n from test_moves`.execute(knowledge.db);
+    return Number(rows[0].n);
+  }
+
+  it('move_folder: every note stays where it was, no revision, no activity, no event', async () => {
+    const before = await snapshot();
+    const seen = await attempts();
+    await expect(
+      env.bus.request(move_folder, alice, { project: 'acme/docs', path: 'src', newParent: 'dst' }),
+    ).rejects.toMatchObject({
+      status: 500,
+    });
+    expect((await attempts()) - seen).toBe(3);
+    expect(await snapshot()).toEqual(before);
+    expect(await Promise.all(ids.map(folderOf))).toEqual(['src', 'src', 'src/sub', 'src/sub/deep']);
+    expect((await call(list_notes, { project: 'acme/docs' })).folders).not.toContain('dst');
+  });
+
+  it('rename_folder: the same', async () => {
+    const before = await snapshot();
+    const seen = await attempts();
+    await expect(
+      env.bus.request(rename_folder, alice, { project: 'acme/docs', path: 'src', name: 'lib' }),
+    ).rejects.toMatchObject({
+      status: 500,
+    });
+    expect((await attempts()) - seen).toBe(3);
+    expect(await snapshot()).toEqual(before);
+    expect(await Promise.all(ids.map(folderOf))).toEqual(['src', 'src', 'src/sub', 'src/sub/deep']);
+  });
+
+  it('a refusal for one note (it would pass the depth limit) leaves the others where they were too', async () => {
+    await sql`drop trigger test_fail_third_move on notes`.execute(knowledge.db);
+    const deep = Array.from({ length: 13 }, (_, i) => `d${i}`).join('/');
+    const deepest = await note('acme/docs', 'Сбой глубоко', `src/sub/${deep}`);
+    const before = await snapshot();
+    // src/sub/d0/…/d12 is 15 segments; under p1/p2 it would be 17, one past the limit of 16.
+    const r = await refusal(move_folder, { project: 'acme/docs', path: 'src', newParent: 'p1/p2' });
+    expect(r).toMatchObject({ code: 'invalidPath', path: `p1/p2/src/sub/${deep}` });
+    expect(await snapshot()).toEqual(before);
+    expect(await folderOf(deepest)).toBe(`src/sub/${deep}`);
+    // One level up fits: everything moves.
+    expect(await call(move_folder, { project: 'acme/docs', path: 'src', newParent: 'p1' })).toMatchObject({ moved: 5 });
+    expect(await folderOf(deepest)).toBe(`p1/src/sub/${deep}`);
+  });
+});
+
+describe('a folder operation that succeeds moves every note, links keep resolving', () => {
+  const id: Record<string, string> = {};
+  beforeAll(async () => {
+    id.a = await note('acme/docs', 'Гайд', 'guide', 'Дальше: [[Установка (старое имя)]].');
+    id.b = await note('acme/docs', 'Установка (старое имя)', 'guide');
+    await call(rename_note, { id: id.b, title: 'Установка' }); // [[Установка (старое имя)]] resolves through the alias
+    id.c = await note('acme/docs', 'Тонкости', 'guide/deep', 'Назад к [[Гайд]], вперёд к [[Ещё не написано]].');
+    id.out = await note('acme/docs', 'Снаружи', 'other', 'Ссылки на [[Тонкости]] и [[Установка]].');
+    await call(link, { from: id.out, type: 'depends_on', to: id.a });
+    // The same folder name in another project does not move.
+    id.elsewhere = await note('acme', 'Гайд в корне', 'guide');
+  });
+
+  async function links(ref: string) {
+    const n = await call(get_note, { ref, project: 'acme/docs', detailed: true });
+    return {
+      id: n.id,
+      out: n.links.outgoing.map((l: Json) => `${l.type}>${l.to ?? l.toTitle}`).sort(),
+      in: n.links.incoming.map((l: Json) => `${l.type}<${l.from}`).sort(),
+    };
+  }
+
+  async function check(folders: Record<'a' | 'b' | 'c', string>, before: Awaited<ReturnType<typeof snapshot>>) {
+    // Every note of the folder is where it should be, one version and one revision further.
+    for (const k of ['a', 'b', 'c'] as const) {
+      expect(await folderOf(id[k])).toBe(folders[k]);
+      const was = before.notes.find((n) => n.id === id[k]);
+      const revs = await revisionsOf(id[k]);
+      expect(revs.at(-1)).toEqual({ version: (was?.version ?? 0) + 1, action: 'moved', folder: folders[k] });
+      expect(revs).toHaveLength((was?.version ?? 0) + 1);
+    }
+    // Nothing else changed.
+    const after = await snapshot();
+    for (const n of after.notes.filter((x) => ![id.a, id.b, id.c].includes(x.id))) {
+      expect(n).toEqual(before.notes.find((x) => x.id === n.id));
+    }
+    expect(Number(after.revisions) - Number(before.revisions)).toBe(3);
+    expect(Number(after.activity) - Number(before.activity)).toBe(3);
+    expect(after.links).toBe(before.links);
+    expect(after.aliases).toBe(before.aliases);
+    // One event per note in the outbox, and the relay publishes them.
+    const events = await outboxAfter(before.outbox);
+    expect(events.map((e) => [e.note, e.action, e.project]).sort()).toEqual(
+      [id.a, id.b, id.c].map((n) => [n, 'moved', 'acme/docs']).sort(),
+    );
+    await knowledge.app.flush();
+    const { rows } = await sql<{ n: string }>`select count(*) as n from outbox where published_at is null`.execute(
+      knowledge.db,
+    );
+    expect(Number(rows[0].n)).toBe(0);
+    // Links and [[wiki links]] still resolve, both ways, through live titles and aliases.
+    expect(await links('[[Гайд]]')).toEqual({
+      id: id.a,
+      out: [`mentions>${id.b}`],
+      in: [`depends_on<${id.out}`, `mentions<${id.c}`].sort(),
+    });
+    expect((await links('[[Установка (старое имя)]]')).id).toBe(id.b);
+    expect(await links('[[Тонкости]]')).toEqual({
+      id: id.c,
+      out: [`mentions>${id.a}`, 'mentions>Ещё не написано'].sort(),
+      in: [`mentions<${id.out}`],
+    });
+    expect((await links('[[Снаружи]]')).out).toEqual(
+      [`depends_on>${id.a}`, `mentions>${id.b}`, `mentions>${id.c}`].sort(),
+    );
+    // The folder of the same name in another project stays.
+    expect(await folderOf(id.elsewhere)).toBe('guide');
+  }
+
+  it('move_folder moves the folder with everything below it under the new parent', async () => {
+    const before = await snapshot();
+    expect(await call(move_folder, { project: 'acme/docs', path: 'guide', newParent: 'handbook' })).toEqual({
+      project: 'acme/docs',
+      from: 'guide',
+      to: 'handbook/guide',
+      moved: 3,
+    });
+    await check({ a: 'handbook/guide', b: 'handbook/guide', c: 'handbook/guide/deep' }, before);
+    const root = await call(list_notes, { project: 'acme/docs' });
+    expect(root.folders).toContain('handbook');
+    expect(root.folders).not.toContain('guide');
+    expect((await call(list_notes, { project: 'acme/docs', path: 'handbook/guide' })).folders).toEqual([
+      'handbook/guide/deep',
+    ]);
+  });
+
+  it('rename_folder renames it in place, the notes below included', async () => {
+    const before = await snapshot();
+    expect(await call(rename_folder, { project: 'acme/docs', path: 'handbook/guide', name: 'manual' })).toEqual({
+      project: 'acme/docs',
+      from: 'handbook/guide',
+      to: 'handbook/manual',
+      moved: 3,
+    });
+    await check({ a: 'handbook/manual', b: 'handbook/manual', c: 'handbook/manual/deep' }, before);
+    expect((await call(list_notes, { project: 'acme/docs', path: 'handbook' })).folders).toEqual(['handbook/manual']);
+    // The forward reference made in a moved note resolves when its target is written.
+    const later = await note('acme/docs', 'Ещё не написано', '');
+    expect((await links('[[Тонкости]]')).out).toEqual([`mentions>${id.a}`, `mentions>${later}`].sort());
+  });
+
+  it('moving a folder back up to the root and to where it already is', async () => {
+    expect(await call(move_folder, { project: 'acme/docs', path: 'handbook/manual', newParent: '' })).toMatchObject({
+      to: 'manual',
+      moved: 3,
+    });
+    const before = await snapshot();
+    // Already there: nothing to move, nothing written.
+    expect(await call(move_folder, { project: 'acme/docs', path: 'manual', newParent: '' })).toMatchObject({
+      moved: 0,
+    });
+    expect(await call(rename_folder, { project: 'acme/docs', path: 'manual', name: 'manual' })).toMatchObject({
+      moved: 0,
+    });
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('rename_folder of a folder named like a project leaves the project handle as it is', async () => {
+    await note('acme', 'Про документацию', 'docs');
+    expect(await call(rename_folder, { project: 'acme', path: 'docs', name: 'документы' })).toMatchObject({
+      to: 'документы',
+      moved: 1,
+    });
+    expect((await call(get_my_projects, {})).projects.map((p: Json) => p.handle)).toEqual(['acme', 'acme/docs']);
+  });
+});
+
+describe('every refusal of move_folder and rename_folder, and none changes anything', () => {
+  beforeAll(async () => {
+    await note('acme/docs', 'Отказы', 'refuse/here');
+    const trashed = await note('acme/docs', 'В корзине', 'trashed');
+    await call(delete_note, { id: trashed });
+    await call(create_note, { project: 'beta', path: 'refuse', body: '# Чужое' }, bob);
+  });
+
+  const cases: Array<[string, ToolContract, Json, Json]> = [
+    [
+      'move_folder: unknown project',
+      move_folder,
+      { project: 'nope', path: 'refuse', newParent: '' },
+      { code: 'projectNotFound', project: 'nope' },
+    ],
+    [
+      'move_folder: a project of a space the caller is not in',
+      move_folder,
+      { project: 'beta', path: 'refuse', newParent: '' },
+      { code: 'projectNotFound' },
+    ],
+    [
+      'move_folder: no such folder',
+      move_folder,
+      { project: 'acme/docs', path: 'nothing', newParent: '' },
+      { code: 'folderNotFound', path: 'nothing' },
+    ],
+    [
+      'move_folder: a folder whose notes are all in the trash',
+      move_folder,
+      { project: 'acme/docs', path: 'trashed', newParent: 'x' },
+      { code: 'folderNotFound' },
+    ],
+    [
+      'move_folder: a prefix that is not a folder',
+      move_folder,
+      { project: 'acme/docs', path: 'ref', newParent: 'x' },
+      { code: 'folderNotFound' },
+    ],
+    ['move_folder: the root', move_folder, { project: 'acme/docs', path: '', newParent: 'x' }, { code: 'invalidPath' }],
+    [
+      'move_folder: a .. path',
+      move_folder,
+      { project: 'acme/docs', path: 'refuse/..', newParent: 'x' },
+      { code: 'invalidPath' },
+    ],
+    [
+      'move_folder: a bad parent',
+      move_folder,
+      { project: 'acme/docs', path: 'refuse', newParent: 'a/./b' },
+      { code: 'invalidPath' },
+    ],
+    [
+      'move_folder: into itself',
+      move_folder,
+      { project: 'acme/docs', path: 'refuse', newParent: 'refuse' },
+      { code: 'invalidPath' },
+    ],
+    [
+      'move_folder: below itself',
+      move_folder,
+      { project: 'acme/docs', path: 'refuse', newParent: 'refuse/here' },
+      { code: 'invalidPath' },
+    ],
+    [
+      'rename_folder: unknown project',
+      rename_folder,
+      { project: 'nope', path: 'refuse', name: 'x' },
+      { code: 'projectNotFound' },
+    ],
+    [
+      'rename_folder: a project of a space the caller is not in',
+      rename_folder,
+      { project: 'beta', path: 'refuse', name: 'x' },
+      { code: 'projectNotFound' },
+    ],
+    [
+      'rename_folder: no such folder',
+      rename_folder,
+      { project: 'acme/docs', path: 'nothing', name: 'x' },
+      { code: 'folderNotFound' },
+    ],
+    [
+      'rename_folder: a folder whose notes are all in the trash',
+      rename_folder,
+      { project: 'acme/docs', path: 'trashed', name: 'x' },
+      { code: 'folderNotFound' },
+    ],
+    ['rename_folder: the root', rename_folder, { project: 'acme/docs', path: '', name: 'x' }, { code: 'invalidPath' }],
+    [
+      'rename_folder: a name with a slash',
+      rename_folder,
+      { project: 'acme/docs', path: 'refuse', name: 'a/b' },
+      { code: 'invalidPath' },
+    ],
+    [
+      'rename_folder: an empty name',
+      rename_folder,
+      { project: 'acme/docs', path: 'refuse', name: '  ' },
+      { code: 'invalidPath' },
+    ],
+    ['rename_folder: ..', rename_folder, { project: 'acme/docs', path: 'refuse', name: '..' }, { code: 'invalidPath' }],
+    [
+      'rename_folder: a name over 120 characters',
+      rename_folder,
+      { project: 'acme/docs', path: 'refuse', name: 'я'.repeat(121) },
+      { code: 'invalidPath' },
+    ],
+  ];
+
+  for (const [name, tool, args, expected] of cases) {
+    it(name, async () => {
+      const before = await snapshot();
+      expect(await refusal(tool, args)).toMatchObject(expected);
+      expect(await snapshot()).toEqual(before);
+    });
+  }
+});
+
+describe('concurrent edits of a note in a moving folder: waited for or refused, never lost', () => {
+  const ids: string[] = [];
+  let titles: string[] = [];
+  beforeAll(async () => {
+    for (const t of ['Гонка А', 'Гонка Б', 'Гонка В', 'Гонка Г']) ids.push(await note('acme/docs', t, 'race'));
+    ids.sort();
+    const rows = await knowledge.db.selectFrom('notes').select(['id', 'title']).where('id', 'in', ids).execute();
+    titles = ids.map((i) => rows.find((r) => r.id === i)?.title ?? '');
+  });
+
+  it('an edit_note with a token read before the move gets versionConflict and writes nothing; re-read, it lands', async () => {
+    const seen = await call(get_note, { ref: ids[0] });
+    await call(move_folder, { project: 'acme/docs', path: 'race', newParent: 'r1' });
+    const stale = await refusal(
+      edit_note,
+      { id: ids[0], versionToken: seen.versionToken, mode: 'append', content: 'Поздно.' },
+      bob,
+    );
+    const now = await call(get_note, { ref: ids[0] });
+    expect(stale).toMatchObject({ code: 'versionConflict', currentVersionToken: now.versionToken });
+    expect(now.content).not.toContain('Поздно.');
+    await call(edit_note, { id: ids[0], versionToken: now.versionToken, mode: 'append', content: 'Вовремя.' }, bob);
+    const last = await call(get_note, { ref: ids[0] });
+    expect(last).toMatchObject({ path: 'r1/race' });
+    expect(last.content).toContain('Вовремя.');
+  });
+
+  it('a move waits for an edit in progress and moves the note as the edit left it (no deadlock on links between them)', async () => {
+    const kb = knowledge.app.kb;
+    const projects = await kb.access.projects(bob);
+    const project = projects.find((p) => p.handle === 'acme/docs') ?? null;
+    let move: Promise<Json> | undefined;
+    // Bob's edit of the second note (in id order) holds its row; the move locks the first note,
+    // then waits for the second. The edit then links to the first note (a foreign-key check on
+    // it): with `for update` row locks the two would deadlock; with `for no key update` they queue.
+    await kb.writer.transaction(async (r, trx) => {
+      expect(await r.notes.lock(ids[1])).toBeDefined();
+      move = env.bus.request(move_folder, alice, {
+        project: 'acme/docs',
+        path: 'r1/race',
+        newParent: 'r2',
+      }) as Promise<Json>;
+      await eventually(async () => {
+        const { rows } = await sql<{ n: string }>`select count(*) as n from pg_stat_activity
+          where datname = current_database() and wait_event_type = 'Lock'`.execute(knowledge.db);
+        if (Number(rows[0].n) < 1) throw new Error('the move is not waiting yet');
+      }, 5000);
+      const edited = await kb.writer.change(
+        ids[1],
+        null,
+        project,
+        (n) => ({
+          ok: true,
+          title: n.title,
+          folder: n.folder,
+          body: `${n.body}\nПравка во время переноса: [[${titles[0]}]].`,
+        }),
+        'edited',
+        agent(bob),
+        visibleTo(bob, projects),
+        trx,
+      );
+      expect(edited.ok).toBe(true);
+    });
+    expect(await move).toMatchObject({ ok: true, data: { moved: 4 } });
+    const n = await call(get_note, { ref: ids[1], detailed: true });
+    expect(n.path).toBe('r2/race');
+    expect(n.content).toContain('Правка во время переноса');
+    expect(n.links.outgoing.map((l: Json) => l.to)).toEqual([ids[0]]);
+    expect((await revisionsOf(ids[1])).map((r) => r.action).slice(-2)).toEqual(['edited', 'moved']);
+  });
+
+  it('an edit racing a move: either lands before it and moves with the note, or is refused with versionConflict', async () => {
+    const racing = [];
+    for (const t of ['Забег 1', 'Забег 2', 'Забег 3']) racing.push(await note('acme/docs', t, 'race2'));
+    const seen = await call(get_note, { ref: racing[1] });
+    const [edit, moved] = await Promise.all([
+      env.bus.request(edit_note, bob, {
+        id: racing[1],
+        versionToken: seen.versionToken,
+        mode: 'append',
+        content: 'Гонка.',
+      }),
+      call(rename_folder, { project: 'acme/docs', path: 'race2', name: 'done' }),
+    ]);
+    expect(moved).toMatchObject({ moved: 3 });
+    const after = await call(get_note, { ref: racing[1] });
+    expect(after.path).toBe('done');
+    if (edit.ok) expect(after.content).toContain('Гонка.');
+    else {
+      expect(edit.error.code).toBe('versionConflict');
+      expect(after.content).not.toContain('Гонка.');
+    }
+    const revs = await revisionsOf(racing[1]);
+    expect(revs.map((r) => r.version)).toEqual(revs.map((_, i) => i + 1));
+    expect(revs.map((r) => r.action)).toEqual(edit.ok ? ['created', 'edited', 'moved'] : ['created', 'moved']);
+  });
+
+  it('two folder operations on one folder at once: one moves every note, the other finds no folder', async () => {
+    const both = [];
+    for (const t of ['Дуэль 1', 'Дуэль 2', 'Дуэль 3']) both.push(await note('acme/docs', t, 'duel/inner'));
+    const results = await Promise.all([
+      env.bus.request(move_folder, alice, { project: 'acme/docs', path: 'duel/inner', newParent: 'left' }),
+      env.bus.request(rename_folder, bob, { project: 'acme/docs', path: 'duel/inner', name: 'right' }),
+    ]);
+    expect(results.filter((r) => r.ok)).toHaveLength(1);
+    expect(results.find((r) => !r.ok)).toMatchObject({ ok: false, error: { code: 'folderNotFound' } });
+    const folders = new Set(await Promise.all(both.map(folderOf)));
+    expect([...folders]).toHaveLength(1);
+    expect(['left/inner', 'duel/right']).toContain([...folders][0]);
+    for (const id of both) expect((await revisionsOf(id)).map((r) => r.action)).toEqual(['created', 'moved']);
+  });
+});
