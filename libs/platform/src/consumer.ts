@@ -232,7 +232,7 @@ export interface EventConsumerOptions<DB> extends Omit<ConsumerOptions<DB>, 'sub
  * `dead_letters` at once (the reason names the subject and the failing fields), counted, and the
  * consumer goes on with the next event; `dead-letters replay` applies it after the fix.
  */
-export function startEventConsumer<DB>(opts: EventConsumerOptions<DB>): Promise<RunningConsumer> {
+export async function startEventConsumer<DB>(opts: EventConsumerOptions<DB>): Promise<RunningConsumer> {
   const { on, ...rest } = opts;
   const bySubject = new Map<
     string,
