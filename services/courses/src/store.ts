@@ -1,5 +1,5 @@
-import { type EventKey, type EventPayload, events } from '@studium/contracts';
-import { addEvent } from '@studium/platform';
+import type { EventKey, EventPayload } from '@studium/contracts';
+import { emitEvent } from '@studium/platform';
 import type { Kysely } from 'kysely';
 import type { CoursesDb } from './db.ts';
 import { type ActiveContent, courseCard } from './domain/card.ts';
@@ -29,7 +29,7 @@ function storeOver(db: Kysely<CoursesDb>): Store {
     reports: new ReportRepository(db),
     sessions: new SessionRepository(db),
     async emit(key, payload) {
-      await addEvent(db, events[key].subject, payload);
+      await emitEvent(db, key, payload);
     },
   };
 }

@@ -1,5 +1,5 @@
-import { ENROLLED, type Enrolled, enroll, ok, refuse } from '@studium/contracts';
-import { addEvent, endpoint, Failure } from '@studium/platform';
+import { type Enrolled, enroll, ok, refuse } from '@studium/contracts';
+import { emitEvent, endpoint, Failure } from '@studium/platform';
 import type { Kysely } from 'kysely';
 import type { EnrollmentDb } from '../db.ts';
 import { programsOf } from '../domain/programs.ts';
@@ -83,7 +83,7 @@ export function enrollHandler(deps: EnrollDeps) {
         self_enrolled: true,
         at,
       };
-      await addEvent(trx, ENROLLED, event);
+      await emitEvent(trx, 'enrollment.enrolled', event);
       return true;
     });
     if (!inserted) return alreadyEnrolled(course, card.title, scope.space);

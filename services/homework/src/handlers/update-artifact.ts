@@ -1,5 +1,5 @@
-import { events, ok, refuse, update_artifact } from '@studium/contracts';
-import { addEvent, endpoint } from '@studium/platform';
+import { ok, refuse, update_artifact } from '@studium/contracts';
+import { emitEvent, endpoint } from '@studium/platform';
 import type { Kysely } from 'kysely';
 import { type CourseGateway, caller } from '../courses.ts';
 import type { HomeworkDb } from '../db.ts';
@@ -49,7 +49,7 @@ export function updateArtifactHandler(deps: { db: Kysely<HomeworkDb>; gateway: C
       }
       await documents.save(key, next);
       const fill = documentFill(document.sections, next);
-      await addEvent(trx, events['homework.document_updated'].subject, {
+      await emitEvent(trx, 'homework.document_updated', {
         user: who.user,
         course: args.course,
         space: access.space,
