@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { type EventKey, type EventPayload, events } from '@studium/contracts';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import { headers, type NatsConnection } from 'nats';
 import type pg from 'pg';
@@ -23,6 +24,19 @@ export async function addEvent<DB>(trx: Transaction<DB> | Kysely<DB>, subject: s
   await sql`insert into outbox (subject, payload) values (${subject}, ${JSON.stringify(envelope)}::jsonb)`.execute(trx);
   await sql`select pg_notify(${NOTIFY_CHANNEL}, current_schema())`.execute(trx);
   return envelope.id;
+}
+
+/**
+ * Records a catalog event in the caller's transaction, by its key in the contracts' `events`:
+ * the subject comes from the catalog and the payload is type-checked against its schema.
+ * Services emit their events through this, not through {@link addEvent} with a bare subject.
+ */
+export function emitEvent<DB, K extends EventKey>(
+  trx: Transaction<DB> | Kysely<DB>,
+  key: K,
+  data: EventPayload<K>,
+): Promise<string> {
+  return addEvent(trx, events[key].subject, data);
 }
 
 export interface RelayOptions {

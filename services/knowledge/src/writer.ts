@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { KB_NOTE_CHANGED, type KbNoteChanged, ok, type refuse } from '@studium/contracts';
-import { addEvent, type Logger } from '@studium/platform';
+import { type KbNoteChanged, ok, type refuse } from '@studium/contracts';
+import { emitEvent, type Logger } from '@studium/platform';
 import type { Kysely, Transaction } from 'kysely';
 import type { KnowledgeDb } from './db.ts';
 import { detectLanguage } from './domain/language.ts';
@@ -109,7 +109,7 @@ export class Writer {
       by_kind: by.kind,
       at: new Date().toISOString(),
     };
-    await addEvent(trx, KB_NOTE_CHANGED, event);
+    await emitEvent(trx, 'knowledge.kb_note_changed', event);
   }
 
   /** Rebuilds the links of a note's body: each [[Title]] resolved in the project, or a forward reference. */

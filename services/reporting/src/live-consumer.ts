@@ -4,6 +4,8 @@ import {
   ensureStream,
   filtersManySubjects,
   type Logger,
+  parkDeadLetter,
+  platformMetrics,
   streamNames,
   subjectMatches,
 } from '@studium/platform';
@@ -12,7 +14,7 @@ import type { ConsumerMessages, JsMsg, NatsConnection } from 'nats';
 import { Histogram, type Registry } from 'prom-client';
 import type { ReportingDb } from './db.ts';
 import { lockedGeneration } from './generation.ts';
-import { applyEvents, PROJECTED_SUBJECTS } from './projector.ts';
+import { applyEvents, malformedPayload, PROJECTED_SUBJECTS } from './projector.ts';
 import { ProjectionRepository } from './repositories/projection.repository.ts';
 
 /** Durable name of the read-model consumer (replicas share it). */
@@ -64,6 +66,31 @@ export async function startLiveConsumer(deps: {
   const wanted = filtered ? null : PROJECTED_SUBJECTS.map(names.subject);
   const consumer = await deps.nc.jetstream().consumers.get(names.stream, REPORTING_CONSUMER);
   const messages: ConsumerMessages = await consumer.consume({ max_messages: 512 });
+  const deadLetters = deps.metrics ? platformMetrics(deps.metrics).deadLetters : null;
+  /**
+   * Parks an event no redelivery can apply (undecodable, or a payload that fails its contract) in
+   * the schema's dead_letters, as the platform's consumers do, and terminates it; it is never
+   * marked processed, so `dead-letters replay` applies it after the fix.
+   */
+  const park = async (m: JsMsg, msgId: string | null, error: string) => {
+    try {
+      const id = await parkDeadLetter(deps.db, {
+        consumer: REPORTING_CONSUMER,
+        msgId,
+        subject: m.subject,
+        payload: m.string(),
+        error,
+        attempts: m.info.redeliveryCount,
+      });
+      deadLetters?.labels(REPORTING_CONSUMER).inc();
+      deps.log.error({ subject: m.subject, deadLetter: id, error }, 'reporting: event parked as a dead letter');
+      m.term();
+    } catch (err) {
+      // Not parked (the database is away): keep the event and try again later.
+      deps.log.error({ err }, 'reporting: could not park a dead letter, redelivering');
+      m.nak(15_000);
+    }
+  };
   // Messages wait here while a batch is being applied; the next batch takes all that arrived.
   const queue: Array<{ m: JsMsg; event: EventEnvelope }> = [];
   let draining: Promise<void> | null = null;
@@ -114,9 +141,13 @@ export async function startLiveConsumer(deps: {
       try {
         event = m.json<EventEnvelope>();
         if (typeof event?.id !== 'string' || !event.id) throw new Error('event without id');
-      } catch {
-        deps.log.error({ subject: m.subject }, 'reporting: malformed event dropped');
-        m.term();
+      } catch (err) {
+        await park(m, null, `malformed event: ${(err as Error).message}`);
+        continue;
+      }
+      const problem = malformedPayload(event);
+      if (problem) {
+        await park(m, event.id, problem);
         continue;
       }
       queue.push({ m, event });

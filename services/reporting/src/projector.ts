@@ -53,9 +53,24 @@ const HANDLERS = {
 export const PROJECTED_SUBJECTS: string[] = Object.keys(HANDLERS);
 
 /**
+ * Why an event's payload cannot be applied (it fails its contract's schema: a publisher bug), or
+ * null when it can, or when the read models do not take the event at all. The live consumer parks
+ * such an event as a dead letter before it reaches a batch.
+ */
+export function malformedPayload(event: EventEnvelope): string | null {
+  const handler = HANDLERS[event.type as keyof typeof HANDLERS];
+  if (!handler) return null;
+  const parsed = handler.schema.safeParse(event.data);
+  if (parsed.success) return null;
+  const fields = parsed.error.issues.map((i) => `${i.path.join('.') || '(payload)'}: ${i.message}`);
+  return `malformed ${event.type} payload: ${fields.join('; ')}`;
+}
+
+/**
  * Applies one event to a generation (inside the caller's transaction): marks it processed, then
  * updates the read models. A redelivered event changes nothing; an event with a payload that does
- * not parse is logged and dropped (retrying it would never succeed). Returns whether it applied.
+ * not parse is logged and skipped (the live consumer parked it as a dead letter before; a rebuild
+ * meets it again in the stream). Returns whether it applied.
  */
 export async function applyEvent(
   repo: ProjectionRepository,
