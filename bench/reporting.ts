@@ -148,17 +148,40 @@ try {
               lessons_total: 5,
               course_completed: false,
             }
-          : { ...base, status: 'Submitted', version: 1, due_at: null };
+          : {
+              submission: `bench-sub-${i % 500}`,
+              user,
+              course: base.course,
+              lesson: base.lesson,
+              space: base.space,
+              organization: base.organization,
+              status: 'Submitted',
+              version: 1,
+              due_at: null,
+              by: user,
+              comment: null,
+              at,
+            };
     const envelope = { id: randomUUID(), type, occurred_at: at, data };
     const h = headers();
     h.set('Nats-Msg-Id', envelope.id);
     await js.publish(subject(type), enc.encode(JSON.stringify(envelope)), { headers: h });
   }
   const sentSeconds = (performance.now() - t0) / 1000;
+  // Every event must reach the reports; a run whose count stops growing (events dropped as
+  // malformed, or a stuck consumer) fails instead of waiting forever.
   let after = await lagHistogram();
+  let lastCount = after.count;
+  let lastGrowth = performance.now();
   while (after.count - before.count < total) {
     await new Promise((r) => setTimeout(r, 200));
     after = await lagHistogram();
+    if (after.count !== lastCount) {
+      lastCount = after.count;
+      lastGrowth = performance.now();
+    } else if (performance.now() - lastGrowth > 30_000) {
+      throw new Error(`lag phase stalled: ${after.count - before.count} of ${total} events reached the reports`);
+    }
   }
   const buckets = after.buckets.map(([le, n], i) => [le, n - (before.buckets[i]?.[1] ?? 0)] as [number, number]);
   console.log(
