@@ -115,6 +115,7 @@ try {
     events['homework.submitted'].subject,
   ];
   const before = await lagHistogram();
+  const batchesBefore = await batchStats();
   const total = RATE * SECONDS;
   const t0 = performance.now();
   for (let i = 0; i < total; i++) {
@@ -188,6 +189,12 @@ try {
     `\nevent-to-report lag at ${(total / sentSeconds).toFixed(0)} events/s (${total} events, histogram_quantile over reporting_event_lag_seconds): ` +
       `p50 ${ms(quantile(buckets, 0.5))} ms, p99 ${ms(quantile(buckets, 0.99))} ms, mean ${ms((after.sum - before.sum) / total)} ms`,
   );
+  const batches = await batchStats();
+  const n = batches.count - batchesBefore.count;
+  console.log(
+    `batches: ${n}, mean ${((batches.events - batchesBefore.events) / Math.max(1, n)).toFixed(1)} events each, ` +
+      `mean transaction ${ms((batches.seconds - batchesBefore.seconds) / Math.max(1, n))} ms (reporting_batch_events, reporting_batch_seconds)`,
+  );
   await student.close();
   await manager.close();
 } finally {
@@ -208,6 +215,17 @@ async function lagHistogram() {
   const count = Number(/^reporting_event_lag_seconds_count(?:\{[^}]*\})? (\d+)/m.exec(text)?.[1] ?? 0);
   const sum = Number(/^reporting_event_lag_seconds_sum(?:\{[^}]*\})? ([\d.e+-]+)/m.exec(text)?.[1] ?? 0);
   return { buckets, count, sum };
+}
+
+/** Batches of the read-model consumer so far: how many, their messages and their transaction time. */
+async function batchStats() {
+  const text = await (await fetch(`http://127.0.0.1:${METRICS_PORT}/metrics`)).text();
+  const num = (re: RegExp) => Number(re.exec(text)?.[1] ?? 0);
+  return {
+    count: num(/^reporting_batch_events_count(?:\{[^}]*\})? (\d+)/m),
+    events: num(/^reporting_batch_events_sum(?:\{[^}]*\})? ([\d.e+-]+)/m),
+    seconds: num(/^reporting_batch_seconds_sum(?:\{[^}]*\})? ([\d.e+-]+)/m),
+  };
 }
 
 /** Prometheus's histogram_quantile: linear interpolation inside the bucket holding the rank. */

@@ -31,6 +31,9 @@ type Item = { m: JsMsg; event: EventEnvelope };
 export interface LiveConsumer {
   /** Event-to-report lag: from the event's occurred_at to the commit of its effects. */
   lag: Histogram;
+  /** Messages per applied batch, and the time of each batch's transaction (begin to commit). */
+  batchSize: Histogram;
+  batchSeconds: Histogram;
   stop(): Promise<void>;
 }
 
@@ -65,6 +68,18 @@ export async function startLiveConsumer(deps: {
     buckets: [
       0.001, 0.0025, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 10, 30,
     ],
+    registers: deps.metrics ? [deps.metrics] : [],
+  });
+  const batchSize = new Histogram({
+    name: 'reporting_batch_events',
+    help: 'Messages applied together in one transaction by the read-model consumer',
+    buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500],
+    registers: deps.metrics ? [deps.metrics] : [],
+  });
+  const batchSeconds = new Histogram({
+    name: 'reporting_batch_seconds',
+    help: 'Time of one batch transaction of the read-model consumer, from begin to commit',
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: deps.metrics ? [deps.metrics] : [],
   });
   const jsm = await ensureStream(deps.nc, deps.prefix);
@@ -133,7 +148,10 @@ export async function startLiveConsumer(deps: {
     while (queue.length) {
       const batch = queue.splice(0, BATCH);
       try {
+        const end = batchSeconds.startTimer();
         const applied = await apply(batch);
+        end();
+        batchSize.observe(batch.length);
         for (const { m } of batch) m.ack();
         for (const event of applied) observe(event);
       } catch (err) {
@@ -189,6 +207,8 @@ export async function startLiveConsumer(deps: {
   done.catch((err) => deps.log.error({ err }, 'reporting consumer stopped'));
   return {
     lag,
+    batchSize,
+    batchSeconds,
     async stop() {
       await messages.close();
       await done;

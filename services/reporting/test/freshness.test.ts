@@ -74,6 +74,7 @@ describe('freshness', () => {
     const count = Number(/^reporting_event_lag_seconds_count(?:\{[^}]*\})? (\d+)/m.exec(text)?.[1] ?? 0);
     expect(count).toBeGreaterThanOrEqual(9);
     expect(text).toContain('reporting_event_lag_seconds_bucket{le="1"}');
+    expect(Number(/^reporting_batch_events_sum(?:\{[^}]*\})? (\d+)/m.exec(text)?.[1] ?? 0)).toBeGreaterThanOrEqual(9);
   });
 
   it('parks a malformed event in dead_letters with the reason and goes on with the next one', async () => {
