@@ -2,15 +2,16 @@ import { createHash } from 'node:crypto';
 import { createTestEnv, eventually, type TestEnv } from '@studium/testing';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LESSON_PASSED, lessonPassed, publishEvent } from '../services/homework/test/support/events.ts';
 import { startHomeworkStack } from '../services/homework/test/support/stack.ts';
 import { type AgentClient, connectAgent, data, text } from './support/clients.ts';
 import { startLessons } from './support/lessons.ts';
 import { startEdge } from './support/stack.ts';
+import { passLesson, quizKey } from './support/teach.ts';
 
-// A homework's whole life as agents drive it through the edge: the lesson closes (lessons'
-// event), the student hands in text and then files from the window, the curator returns it with a
-// comment, the student's next start_lesson (the real lessons service, asking homework for
+// A homework's whole life as agents drive it through the edge: the student's agent passes the
+// lesson (the real lessons service: start_lesson, mark_goal, complete_lesson; its lesson_passed
+// event assigns the homework), the student hands in text and then files from the window, the
+// curator returns it with a comment, the student's next start_lesson (lessons asking homework for
 // homework.lesson_context) learns of it, the student resubmits, the curator accepts, and the
 // answer is closed — every version stays readable. Before that, update_artifact mid-session: the
 // lesson's objectives from lessons, and none without a session or with lessons down.
@@ -130,9 +131,13 @@ describe('homework through the edge', () => {
   let lesson: string;
   let submission: string;
 
-  it('the lesson closes and the homework is assigned in the session space', async () => {
+  it('the student passes the lesson and the homework is assigned in the session space', async () => {
     lesson = stack.lesson('l-both');
-    await publishEvent(env, LESSON_PASSED, lessonPassed(stack, 'anna@hw', 'l-both', 'acme'));
+    // Nothing is assigned before the lesson is passed.
+    expect(data(await student.callTool('my_homework', { course: stack.course, space: 'acme' })).items).toEqual([]);
+    const passed = await passLesson(student, { lesson, space: 'acme' }, { quiz: quizKey(stack.content) });
+    expect(passed.started).toMatchObject({ space: 'acme', lesson: { id: lesson }, homework: expect.anything() });
+    expect(passed.closed).toMatchObject({ lesson, status: 'closed' });
     await eventually(async () => {
       const list = data(await student.callTool('my_homework', { course: stack.course, space: 'acme' }));
       expect(list.items).toEqual([expect.objectContaining({ lesson, status: 'Assigned' })]);

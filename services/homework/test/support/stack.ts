@@ -78,6 +78,8 @@ export async function startHomeworkStack(env: TestEnv, homeworkOverrides: Record
     homework,
     course,
     release: published.data.release,
+    /** The published course content (the fixture), e.g. for its quiz answers. */
+    content: release,
     lesson,
     async close() {
       await homework.close();
