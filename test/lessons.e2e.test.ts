@@ -7,6 +7,7 @@ import { type AgentClient, connectAgent, data, type ToolResult, text } from './s
 import { startCourses } from './support/courses.ts';
 import { EXAMPLES, publishMap, startLessons } from './support/lessons.ts';
 import { startEdge, startEnrollment } from './support/stack.ts';
+import { answerQuiz, type QuizQuestion as Question, type QuizKey, quizKey } from './support/teach.ts';
 
 // An agent that has only the MCP edge enrolls a student in the demo course and teaches every
 // lesson to the end: marks every required item with evidence, fails a quiz once and meets
@@ -19,7 +20,7 @@ let edge: Awaited<ReturnType<typeof startEdge>>;
 let agent: AgentClient;
 let course: string;
 /** What the student knows: the right option of each question (read from the release, as the student would answer). */
-let rightAnswers: Map<string, { right: string; wrong: string }>;
+let rightAnswers: QuizKey;
 
 beforeAll(async () => {
   env = await createTestEnv('lessons-e2e');
@@ -31,13 +32,7 @@ beforeAll(async () => {
   course = published.course;
   const content = await env.bus.request(releaseContent, null, { course });
   if (!content.ok) throw new Error(content.error.code);
-  rightAnswers = new Map();
-  const release = content.data.content;
-  for (const l of release.chapters.flatMap((c) => c.lessons)) {
-    for (const q of l.quiz?.questions ?? []) {
-      rightAnswers.set(q.key, { right: q.correct, wrong: q.options.find((o) => o.id !== q.correct)?.id as string });
-    }
-  }
+  rightAnswers = quizKey(content.data.content);
   await enrollment.admin.upsertUser('olga@test.studium', 'Ольга Ученица', ['Student']);
   agent = await connectAgent('v2', `${edge.url}/mcp`, (await enrollment.admin.issueToken('olga@test.studium')).token);
 });
@@ -58,23 +53,9 @@ function refusal(result: ToolResult): Record<string, unknown> {
   return sc.error;
 }
 
-type Question = { id: string; options: Array<{ id: string; text: string }> };
-
 /** Answers every question of an attempt: wrong ones for `wrong`, right ones otherwise. Returns the result. */
-async function answerAll(attempt: string, first: Question, wrong: boolean) {
-  let question: Question | null = first;
-  let last: Record<string, unknown> = {};
-  while (question) {
-    const key = rightAnswers.get(question.id);
-    const answer = wrong ? (key?.wrong as string) : (key?.right as string);
-    const words = question.options.find((o) => o.id === answer)?.text as string;
-    last = data(
-      await agent.callTool('submit_answer', { attempt, question: question.id, answer, student_words: words }),
-    );
-    question = last.next_question as Question | null;
-  }
-  return last;
-}
+const answerAll = (attempt: string, first: Question, wrong: boolean) =>
+  answerQuiz(agent, attempt, first, rightAnswers, wrong);
 
 describe('an agent teaches the demo course from enrollment to the end', () => {
   it('enrolls the student', async () => {

@@ -8,6 +8,7 @@ import { startCourses } from './support/courses.ts';
 import { startKnowledge } from './support/knowledge.ts';
 import { CURATOR, EXAMPLES, publishMap, startLessons } from './support/lessons.ts';
 import { startEdge, startEnrollment } from './support/stack.ts';
+import { passLesson } from './support/teach.ts';
 
 // The whole platform at once, every service real: a student's agent studies the first demo
 // lesson in the organization's space (notes, the course document, a report, the lesson closed,
@@ -64,8 +65,6 @@ afterAll(async () => {
   await env?.cleanup();
 });
 
-type LessonMap = Array<{ goals: Array<{ key: string; required: boolean }> }>;
-
 describe('one lesson through every context', () => {
   it("starts the first lesson in the organization's space, with the lesson's document section", async () => {
     const started = data(await student.callTool('start_lesson', { course }));
@@ -108,15 +107,11 @@ describe('one lesson through every context', () => {
         text: 'В материале опечатка в примере',
       }),
     );
-    const started = data(await student.callTool('start_lesson', { course }));
-    expect(started.session).toBe(session);
-    for (const objective of started.lesson_map as LessonMap) {
-      for (const goal of objective.goals.filter((g) => g.required)) {
-        data(await student.callTool('mark_goal', { session, goal: goal.key, status: 'done', evidence: EVIDENCE }));
-      }
-    }
-    const closed = data(await student.callTool('complete_lesson', { session }));
-    expect(closed.empty_blocks).toEqual([]);
+    // start_lesson continues the session, then every required item is marked and the lesson closed.
+    const passed = await passLesson(student, { course }, { evidence: EVIDENCE });
+    expect(passed.session).toBe(session);
+    expect(passed.via).toBe('complete');
+    expect(passed.closed.empty_blocks).toEqual([]);
   });
 
   it('gets the homework once the lesson is passed, submits it, and the curator returns it and answers the report', async () => {

@@ -84,6 +84,8 @@ export async function passLesson(
   }
   if (step?.kind !== 'complete') throw new Error(`unexpected next_step ${JSON.stringify(step)}`);
   const closed = data(await agent.callTool('complete_lesson', { session }));
-  if (closed.status !== 'closed') throw new Error(`complete_lesson did not close the session: ${JSON.stringify(closed)}`);
+  if (closed.status !== 'closed') {
+    throw new Error(`complete_lesson did not close the session: ${JSON.stringify(closed)}`);
+  }
   return { started, session, via: 'complete', closed };
 }
