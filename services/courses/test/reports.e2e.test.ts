@@ -1,17 +1,20 @@
-import { createTestEnv, type TestEnv } from '@studium/testing';
+import { publish_course } from '@studium/contracts';
+import { createTestEnv, eventually, type TestEnv } from '@studium/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AgentClient, connectAgent, data, text } from '../../../test/support/clients.ts';
 import { startCourses } from '../../../test/support/courses.ts';
+import { startLessons } from '../../../test/support/lessons.ts';
 import { startEdge, startEnrollment } from '../../../test/support/stack.ts';
-import { sampleRelease } from './fixtures.ts';
-import { publish } from './helpers.ts';
-import { startSession } from './sessions.ts';
+import { curator, sampleRelease } from './fixtures.ts';
+import { call, publish } from './helpers.ts';
 
-// A student's agent at /mcp reports; the curator's agent at /authoring lists and resolves; the
-// student's agent sees the answer in my_reports — real edge, real MCP clients.
+// A student's agent at /mcp starts a lesson (the real lessons service, whose session_started event
+// tells courses of the session) and reports; the curator's agent at /authoring lists and resolves;
+// the student's agent sees the answer in my_reports — real edge, real MCP clients.
 let env: TestEnv;
 let enrollment: Awaited<ReturnType<typeof startEnrollment>>;
 let courses: Awaited<ReturnType<typeof startCourses>>;
+let lessons: Awaited<ReturnType<typeof startLessons>>;
 let edge: Awaited<ReturnType<typeof startEdge>>;
 let studentAgent: AgentClient;
 let curatorAgent: AgentClient;
@@ -22,6 +25,7 @@ beforeAll(async () => {
   env = await createTestEnv('courses-reports-edge');
   enrollment = await startEnrollment(env);
   courses = await startCourses(env);
+  lessons = await startLessons(env);
   edge = await startEdge(env);
   await enrollment.admin.upsertUser('curator@test', 'Кира Куратор', ['Course Creator']);
   await enrollment.admin.upsertUser('student@test', 'Анна Ученица', ['Student']);
@@ -33,11 +37,19 @@ beforeAll(async () => {
   studentAgent = await connectAgent('v1', `${edge.url}/mcp`, (await enrollment.admin.issueToken('student@test')).token);
   const published = await publish(env, sampleRelease('reports-edge'));
   course = published.course;
-  session = await startSession(env, courses.database.db, {
-    user: 'student@test',
-    course,
-    lessonKey: 'l-1',
-    release: published.release,
+  await call(env, publish_course, { course }, curator);
+  // The catalog reaches enrollment through the course-card events.
+  await eventually(async () => data(await studentAgent.callTool('enroll', { course })));
+  const started = data(await studentAgent.callTool('start_lesson', { lesson: `${course}.l-1` }));
+  session = started.session as string;
+  // courses learns of the session from lessons' session_started event.
+  await eventually(async () => {
+    const row = await courses.database.db
+      .selectFrom('lesson_sessions')
+      .select('session')
+      .where('session', '=', session)
+      .executeTakeFirst();
+    expect(row).toBeDefined();
   });
 });
 
@@ -45,6 +57,7 @@ afterAll(async () => {
   await studentAgent?.close();
   await curatorAgent?.close();
   await edge?.close();
+  await lessons?.close();
   await courses?.close();
   await enrollment?.close();
   await env?.cleanup();
