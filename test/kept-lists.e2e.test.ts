@@ -1,28 +1,61 @@
-import { createTestEnv, type TestEnv } from '@studium/testing';
+import { announce_course, create_course, publish_course } from '@studium/contracts';
+import { createTestEnv, eventually, type TestEnv } from '@studium/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { card, seedCards } from '../services/enrollment/test/support/cards.ts';
+import { sampleRelease } from '../services/courses/test/fixtures.ts';
+import { call, publish } from '../services/courses/test/helpers.ts';
 import { type AgentClient, connectAgent, data, type ToolResult, text } from './support/clients.ts';
+import { startCourses } from './support/courses.ts';
 import { startEdge, startEnrollment } from './support/stack.ts';
 
 // The edge keeps the replies of the course lists and revalidates them with enrollment on every
 // call (conditional requests): a current list costs enrollment one stamp read, and any change —
-// through the edge or not — shows on the very next call.
+// through the edge or not — shows on the very next call. The courses come from the real courses
+// service (published and opened, or announced), their cards reaching enrollment on the stream.
 let env: TestEnv;
 let enrollment: Awaited<ReturnType<typeof startEnrollment>>;
+let coursesService: Awaited<ReturnType<typeof startCourses>>;
 let edge: Awaited<ReturnType<typeof startEdge>>;
 let v1: AgentClient;
 let v2: AgentClient;
 
+/** Course ids by name: alpha, beta and gamma published and open, soon announced. */
+const ids: Record<string, string> = {};
+
+/** Publishes a release of a new course and opens it; returns its id once enrollment's catalog has its card. */
+async function openCourse(key: string): Promise<string> {
+  const { course } = await publish(env, sampleRelease(key));
+  await call(env, publish_course, { course });
+  await inCatalog(course);
+  return course;
+}
+
+async function inCatalog(course: string) {
+  await eventually(async () => {
+    const row = await enrollment.db
+      .selectFrom('catalog')
+      .select('course')
+      .where('course', '=', course)
+      .executeTakeFirst();
+    expect(row).toBeDefined();
+  });
+}
+
 beforeAll(async () => {
   env = await createTestEnv('kept-lists');
   enrollment = await startEnrollment(env);
+  coursesService = await startCourses(env);
   edge = await startEdge(env);
   const a = enrollment.admin;
   await a.upsertOrganization('acme', 'Акме');
   await a.upsertUser('kate@test.studium', 'Катя Ученица', ['Student']);
   await a.addMember('acme', 'kate@test.studium', 'member');
-  await seedCards(env, enrollment.db, [card('k-alpha'), card('k-beta'), card('k-soon', { status: 'upcoming' })]);
-  for (const c of ['k-alpha', 'k-beta', 'k-soon']) await a.allowCourse('acme', c);
+  ids.alpha = await openCourse('k-alpha');
+  ids.beta = await openCourse('k-beta');
+  const created = await call(env, create_course, { title: 'Скоро', summary: 'Курс, который скоро выйдет' });
+  ids.soon = created.course;
+  await call(env, announce_course, { course: ids.soon, objectives: ['Первая цель', 'Вторая цель'] });
+  await inCatalog(ids.soon);
+  for (const c of [ids.alpha, ids.beta, ids.soon]) await a.allowCourse('acme', c as string);
   const { token } = await a.issueToken('kate@test.studium');
   v1 = await connectAgent('v1', `${edge.url}/mcp`, token);
   v2 = await connectAgent('v2', `${edge.url}/mcp`, token);
@@ -32,12 +65,15 @@ afterAll(async () => {
   await v1?.close();
   await v2?.close();
   await edge?.close();
+  await coursesService?.close();
   await enrollment?.close();
   await env?.cleanup();
 });
 
 type Course = { course: string; notify?: boolean; overdue?: boolean };
 const courses = (r: ToolResult) => (data(r).courses as Course[]).map((c) => c.course).sort();
+/** The ids of named courses, sorted as `courses` gives them. */
+const named = (...names: string[]) => names.map((n) => ids[n]).sort();
 
 /** Hits and misses of the edge's kept replies, read off its /metrics. */
 async function keptStats() {
@@ -65,7 +101,7 @@ describe('kept list replies at the edge', () => {
     const other = consistent(await v2.callTool('list_catalog', {}));
     expect(data(again)).toEqual(data(first));
     expect(data(other)).toEqual(data(first));
-    expect(courses(first)).toEqual(['k-alpha', 'k-beta', 'k-soon']);
+    expect(courses(first)).toEqual(named('alpha', 'beta', 'soon'));
     const after = await keptStats();
     expect(after.hit - before.hit).toBe(2);
     expect(after.stored).toBe(before.stored);
@@ -75,29 +111,29 @@ describe('kept list replies at the edge', () => {
     await v1.callTool('list_my_courses', {});
     const before = await keptStats();
     // The organization assigns a course straight in enrollment's database (the admin CLI's way).
-    await enrollment.admin.assignCourse('acme', 'kate@test.studium', 'k-alpha', { mandatory: true });
-    expect(courses(consistent(await v1.callTool('list_catalog', {})))).toEqual(['k-beta', 'k-soon']);
-    expect(courses(consistent(await v1.callTool('list_my_courses', {})))).toEqual(['k-alpha']);
+    await enrollment.admin.assignCourse('acme', 'kate@test.studium', ids.alpha as string, { mandatory: true });
+    expect(courses(consistent(await v1.callTool('list_catalog', {})))).toEqual(named('beta', 'soon'));
+    expect(courses(consistent(await v1.callTool('list_my_courses', {})))).toEqual(named('alpha'));
     const after = await keptStats();
     expect(after.stored - before.stored).toBe(2);
   });
 
   it('shows the student’s own writes through the edge at once', async () => {
     await v1.callTool('list_catalog', {});
-    expect(data(await v1.callTool('notify_when_released', { course: 'k-soon' }))).toMatchObject({ notify: true });
+    expect(data(await v1.callTool('notify_when_released', { course: ids.soon }))).toMatchObject({ notify: true });
     const soon = (data(consistent(await v1.callTool('list_catalog', {}))).courses as Course[]).find(
-      (c) => c.course === 'k-soon',
+      (c) => c.course === ids.soon,
     );
     expect(soon?.notify).toBe(true);
-    expect(data(await v2.callTool('enroll', { course: 'k-beta' }))).toMatchObject({ course: 'k-beta' });
-    expect(courses(consistent(await v1.callTool('list_catalog', {})))).toEqual(['k-soon']);
-    expect(courses(consistent(await v2.callTool('list_my_courses', {})))).toEqual(['k-alpha', 'k-beta']);
+    expect(data(await v2.callTool('enroll', { course: ids.beta }))).toMatchObject({ course: ids.beta });
+    expect(courses(consistent(await v1.callTool('list_catalog', {})))).toEqual(named('soon'));
+    expect(courses(consistent(await v2.callTool('list_my_courses', {})))).toEqual(named('alpha', 'beta'));
   });
 
   it('shows a new course card from the events stream on the next call', async () => {
     await v1.callTool('list_catalog', {});
-    await seedCards(env, enrollment.db, [card('k-gamma')]);
-    await enrollment.admin.allowCourse('acme', 'k-gamma');
-    expect(courses(consistent(await v1.callTool('list_catalog', {})))).toEqual(['k-gamma', 'k-soon']);
+    ids.gamma = await openCourse('k-gamma');
+    await enrollment.admin.allowCourse('acme', ids.gamma);
+    expect(courses(consistent(await v1.callTool('list_catalog', {})))).toEqual(named('gamma', 'soon'));
   });
 });
