@@ -55,7 +55,7 @@ function refusal(result: ToolResult): Record<string, unknown> {
 
 /** Answers every question of an attempt: wrong ones for `wrong`, right ones otherwise. Returns the result. */
 const answerAll = (attempt: string, first: Question, wrong: boolean) =>
-  answerQuiz(agent, attempt, first, rightAnswers, wrong);
+  answerQuiz(agent, attempt, first, rightAnswers, { wrong });
 
 describe('an agent teaches the demo course from enrollment to the end', () => {
   it('enrolls the student', async () => {

@@ -1,99 +1,143 @@
+import type { Release } from '@studium/contracts';
 import { createTestEnv, eventually, type TestEnv } from '@studium/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AgentClient, connectAgent, data, text } from '../../../test/support/clients.ts';
-import { startEdge, startEnrollment } from '../../../test/support/stack.ts';
-import { publishEvents } from '../../enrollment/test/support/cards.ts';
-import { courseCard, lessonEvents, SUBJECTS, startReporting } from './support/reporting.ts';
+import { startLessons } from '../../../test/support/lessons.ts';
+import { startEdge } from '../../../test/support/stack.ts';
+import { type PassedLesson, passLesson, quizKey } from '../../../test/support/teach.ts';
+import { startHomeworkStack } from '../../homework/test/support/stack.ts';
+import { startReporting } from './support/reporting.ts';
 
-// A student studies; the manager sees it through the edge with real MCP clients. Enrollment is the
-// real service (its admin and enroll emit the enrollment events); the lessons and homework events
-// are published to the stream as their services' outbox relays do (those services are not on this
-// branch: see services/reporting/README.md for what the e2e gains when they are).
+// A student studies; the manager sees it through the edge with real MCP clients. Every producer is
+// the real service: enrollment (its admin emits the enrollment events), courses (the course card),
+// lessons (the student's agent passes a lesson with a quiz: start_lesson, mark_goal,
+// request_quiz/submit_answer), homework (submit_homework, update_artifact). What the student said
+// — the evidence of a mark, the words of an answer, the document's text — never reaches the reports.
 let env: TestEnv;
-let enrollment: Awaited<ReturnType<typeof startEnrollment>>;
 let reporting: Awaited<ReturnType<typeof startReporting>>;
+let stack: Awaited<ReturnType<typeof startHomeworkStack>>;
+let lessons: Awaited<ReturnType<typeof startLessons>>;
 let edge: Awaited<ReturnType<typeof startEdge>>;
 let student: AgentClient;
 let manager: AgentClient;
 const SECRET = ['Свидетельство: ученик объяснил термин своими словами', 'Мой ответ на вопрос 2', 'заметка о студенте'];
-const now = () => new Date().toISOString();
+
+/** The first lesson of the homework fixture gets a required quiz of five questions (pass at 0.7). */
+function withQuiz(release: Release) {
+  const lesson = release.chapters[0]?.lessons[0];
+  if (!lesson) throw new Error('the fixture has no lessons');
+  lesson.quiz = {
+    required: true,
+    pass_threshold: 0.7,
+    attempts: null,
+    pause_minutes: 0,
+    questions: [1, 2, 3, 4, 5].map((n) => ({
+      key: `q${n}`,
+      text: `Вопрос ${n}`,
+      objective: lesson.objectives[0]?.key ?? null,
+      options: [
+        { id: 'a', text: 'Первый вариант' },
+        { id: 'b', text: 'Второй вариант' },
+      ],
+      correct: 'a',
+      explanation: 'Пояснение',
+    })),
+  };
+}
 
 beforeAll(async () => {
   env = await createTestEnv('reporting-edge');
-  enrollment = await startEnrollment(env);
   reporting = await startReporting(env);
+  stack = await startHomeworkStack(env, {}, withQuiz);
+  lessons = await startLessons(env);
   edge = await startEdge(env);
-  const a = enrollment.admin;
-  await a.upsertUser('kate@t', 'Катя Ученица', ['Student']);
-  await a.upsertUser('boss@t', 'Борис Руководитель', ['Manager']);
-  await a.upsertOrganization('acme', 'Акме');
-  await a.addMember('acme', 'kate@t', 'member');
-  await a.addMember('acme', 'boss@t', 'manager');
-  await publishEvents(env, SUBJECTS.card, [courseCard('e1', 2)]);
-  await eventually(async () => {
-    if (!(await enrollment.db.selectFrom('catalog').select('course').executeTakeFirst())) throw new Error('no card');
-  });
-  await a.allowCourse('acme', 'e1');
-  await a.assignCourse('acme', 'kate@t', 'e1', { mandatory: true, deadline: '2030-01-01T00:00:00Z' });
-  await enrollment.app.flush();
-  student = await connectAgent('v2', `${edge.url}/mcp`, (await a.issueToken('kate@t')).token);
-  manager = await connectAgent('v1', `${edge.url}/mcp`, (await a.issueToken('boss@t')).token);
+  const a = stack.enrollment.admin;
+  await stack.enrollment.app.flush();
+  student = await connectAgent('v2', `${edge.url}/mcp`, (await a.issueToken('anna@hw')).token);
+  manager = await connectAgent('v1', `${edge.url}/mcp`, (await a.issueToken('mira@hw')).token);
 }, 60_000);
 
 afterAll(async () => {
   await student?.close();
   await manager?.close();
   await edge?.close();
+  await lessons?.close();
+  await stack?.close();
   await reporting?.close();
-  await enrollment?.close();
   await env?.cleanup();
 });
 
 describe('a student studies, the manager sees it through the edge', () => {
   it('shows lessons, quiz, homework and document in org_report and student_detail, and nothing of the dialogue', async () => {
-    const e = lessonEvents('kate@t', 'e1', 'acme');
-    await publishEvents(env, SUBJECTS.started, [e.started(1, 'k-s1', now())]);
-    await publishEvents(env, SUBJECTS.marked, [
-      { ...e.marked(1, 'k-s1', 'l1-D1', 'covered', now()), evidence: SECRET[0] },
-      { ...e.marked(1, 'k-s1', 'l1-D2', 'covered', now()), evidence: SECRET[0] },
-    ]);
-    await publishEvents(env, SUBJECTS.covered, [e.covered(1, 'k-s1', now())]);
-    await publishEvents(env, SUBJECTS.finished, [
-      { ...e.finished(1, 'k-s1', 'k-a1', 1, 0.8, now()), student_words: SECRET[1] },
-    ]);
-    await publishEvents(env, SUBJECTS.passed, [e.passed(1, 'k-s1', now(), 1, 2)]);
-    await publishEvents(env, SUBJECTS.homework, [e.homework(1, 'Submitted', 1, now())]);
-    await publishEvents(env, SUBJECTS.document, [{ ...e.document('plan', 3, 2, now()), note: SECRET[2] }]);
+    const lesson = stack.lesson('l-text');
+    // Four answers of five right: the score is 0.8.
+    const key = quizKey(stack.content);
+    key.set('q5', { right: 'b', wrong: 'a' });
+    const passed: PassedLesson = await passLesson(
+      student,
+      { lesson, space: 'acme' },
+      { evidence: SECRET[0], quiz: key, words: SECRET[1] },
+    );
+    expect(passed.via).toBe('quiz');
+    expect(passed.closed).toMatchObject({ score: 0.8, passed: true });
+    await eventually(async () => {
+      const mine = data(await student.callTool('my_homework', { lesson, space: 'acme' }));
+      expect(mine.items).toEqual([expect.objectContaining({ status: 'Assigned' })]);
+    });
+    data(await student.callTool('submit_homework', { lesson, answer: 'Договорились о сроках', space: 'acme' }));
+    const written = data(
+      await student.callTool('update_artifact', {
+        course: stack.course,
+        artifact: 'agreements_log',
+        key: 'team',
+        space: 'acme',
+        fields: { lead: SECRET[2] },
+      }),
+    );
+    const document = { blocks_total: written.blocks_total, blocks_filled: written.blocks_filled };
+    expect(document).toEqual({ blocks_total: 2, blocks_filled: 1 });
 
     const report = await eventually(async () => {
       const r = await manager.callTool('org_report', {});
       expect(r.isError).toBeFalsy();
       const d = data(r) as { rows: Array<Record<string, unknown>> };
-      expect(d.rows[0]?.document).toEqual({ blocks_total: 3, blocks_filled: 2 });
+      expect(d.rows[0]?.document).toEqual(document);
       return r;
     });
     expect((data(report) as { rows: unknown[] }).rows).toEqual([
       expect.objectContaining({
-        user: 'kate@t',
-        full_name: 'Катя Ученица',
+        user: 'anna@hw',
+        full_name: 'anna@hw',
         organization: 'acme',
-        course: 'e1',
+        course: stack.course,
         status: 'in_progress',
-        progress: 0.5,
+        progress: 0.25,
         mandatory: true,
         overdue: false,
       }),
     ]);
-    const detail = await manager.callTool('student_detail', { user: 'kate@t' });
-    expect(detail.isError).toBeFalsy();
+    const detail = await eventually(async () => {
+      const r = await manager.callTool('student_detail', { user: 'anna@hw' });
+      expect(r.isError).toBeFalsy();
+      expect((data(r) as Record<string, Array<Record<string, unknown>>>).homework?.[0]).toMatchObject({
+        status: 'Submitted',
+        version: 1,
+      });
+      return r;
+    });
     const d = data(detail) as Record<string, Array<Record<string, unknown>>>;
-    expect(d.sessions?.[0]).toMatchObject({ session: 'k-s1', status: 'passed' });
+    expect(d.sessions?.[0]).toMatchObject({ session: passed.session, status: 'passed' });
     expect(d.sessions?.[0]?.objectives).toEqual([
-      { objective: 'l1-D1', title: 'Понимает термин', status: 'covered' },
-      { objective: 'l1-D2', title: 'Применяет на примере', status: 'covered' },
+      { objective: 'o-l-text', title: 'Цель урока Текстовая домашка', status: 'covered' },
+      { objective: 'p-l-text', title: 'Практика урока Текстовая домашка', status: 'covered' },
     ]);
-    expect(d.attempts?.[0]).toMatchObject({ attempt: 'k-a1', number: 1, score: 0.8, passed: true, status: 'Passed' });
-    expect(d.homework?.[0]).toMatchObject({ status: 'Submitted', version: 1 });
+    expect(d.attempts?.[0]).toMatchObject({
+      attempt: passed.attempt,
+      number: 1,
+      score: 0.8,
+      passed: true,
+      status: 'Passed',
+    });
     for (const reply of [report, detail]) {
       const all = JSON.stringify(reply);
       for (const s of SECRET) expect(all).not.toContain(s);
@@ -109,7 +153,7 @@ describe('a student studies, the manager sees it through the edge', () => {
     const own = await student.callTool('org_report', {});
     expect(own.isError).toBeFalsy();
     expect((data(own) as { rows: unknown[] }).rows).toEqual([]);
-    const refused = await student.callTool('student_detail', { user: 'boss@t' });
+    const refused = await student.callTool('student_detail', { user: 'mira@hw' });
     expect(refused.isError).toBe(true);
     expect(text(refused)).toContain('[not_your_student]');
     const missing = await manager.callTool('student_detail', {});

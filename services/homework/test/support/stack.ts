@@ -33,7 +33,12 @@ export const CURATOR = person('curator@hw', ['Course Creator']);
  * `anna@hw` (member of organization `acme`, the course assigned there) and `boris@hw` (not enrolled),
  * manager `mira@hw` of acme, curator `curator@hw` (leads the course) and `other@hw` (an author who does not).
  */
-export async function startHomeworkStack(env: TestEnv, homeworkOverrides: Record<string, string> = {}) {
+export async function startHomeworkStack(
+  env: TestEnv,
+  homeworkOverrides: Record<string, string> = {},
+  /** Changes the fixture before it is published (e.g. gives a lesson a quiz). */
+  edit: (release: Release) => void = () => {},
+) {
   const enrollment = await startEnrollment(env);
   const courses = await startCourses(env);
   const homework = await startHomework(env, homeworkOverrides);
@@ -53,6 +58,7 @@ export async function startHomeworkStack(env: TestEnv, homeworkOverrides: Record
   await a.addMember('acme', 'mira@hw', 'manager');
   await a.addMember('frozen', 'anna@hw', 'member');
   const release: Release = homeworkRelease(`hw-${env.prefix}`, ['curator@hw']);
+  edit(release);
   const published = await env.bus.request(publishRelease, null, {
     release: release as unknown as Record<string, unknown>,
     digest: createHash('sha256').update(canonicalJson(release)).digest('hex'),
