@@ -1,10 +1,8 @@
-import { announce_course, create_course, publish_course } from '@studium/contracts';
-import { createTestEnv, eventually, type TestEnv } from '@studium/testing';
+import { createTestEnv, type TestEnv } from '@studium/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleRelease } from '../services/courses/test/fixtures.ts';
-import { call, publish } from '../services/courses/test/helpers.ts';
 import { type AgentClient, connectAgent, data, type ToolResult, text } from './support/clients.ts';
-import { startCourses } from './support/courses.ts';
+import { announceCourse, openCourse, startCourses } from './support/courses.ts';
 import { startEdge, startEnrollment } from './support/stack.ts';
 
 // The edge keeps the replies of the course lists and revalidates them with enrollment on every
@@ -21,25 +19,6 @@ let v2: AgentClient;
 /** Course ids by name: alpha, beta and gamma published and open, soon announced. */
 const ids: Record<string, string> = {};
 
-/** Publishes a release of a new course and opens it; returns its id once enrollment's catalog has its card. */
-async function openCourse(key: string): Promise<string> {
-  const { course } = await publish(env, sampleRelease(key));
-  await call(env, publish_course, { course });
-  await inCatalog(course);
-  return course;
-}
-
-async function inCatalog(course: string) {
-  await eventually(async () => {
-    const row = await enrollment.db
-      .selectFrom('catalog')
-      .select('course')
-      .where('course', '=', course)
-      .executeTakeFirst();
-    expect(row).toBeDefined();
-  });
-}
-
 beforeAll(async () => {
   env = await createTestEnv('kept-lists');
   enrollment = await startEnrollment(env);
@@ -49,12 +28,13 @@ beforeAll(async () => {
   await a.upsertOrganization('acme', 'Акме');
   await a.upsertUser('kate@test.studium', 'Катя Ученица', ['Student']);
   await a.addMember('acme', 'kate@test.studium', 'member');
-  ids.alpha = await openCourse('k-alpha');
-  ids.beta = await openCourse('k-beta');
-  const created = await call(env, create_course, { title: 'Скоро', summary: 'Курс, который скоро выйдет' });
-  ids.soon = created.course;
-  await call(env, announce_course, { course: ids.soon, objectives: ['Первая цель', 'Вторая цель'] });
-  await inCatalog(ids.soon);
+  ids.alpha = await openCourse(env, enrollment.db, sampleRelease('k-alpha'));
+  ids.beta = await openCourse(env, enrollment.db, sampleRelease('k-beta'));
+  ids.soon = await announceCourse(env, enrollment.db, {
+    title: 'Скоро',
+    summary: 'Курс, который скоро выйдет',
+    objectives: ['Первая цель', 'Вторая цель'],
+  });
   for (const c of [ids.alpha, ids.beta, ids.soon]) await a.allowCourse('acme', c as string);
   const { token } = await a.issueToken('kate@test.studium');
   v1 = await connectAgent('v1', `${edge.url}/mcp`, token);
@@ -132,7 +112,7 @@ describe('kept list replies at the edge', () => {
 
   it('shows a new course card from the events stream on the next call', async () => {
     await v1.callTool('list_catalog', {});
-    ids.gamma = await openCourse('k-gamma');
+    ids.gamma = await openCourse(env, enrollment.db, sampleRelease('k-gamma'));
     await enrollment.admin.allowCourse('acme', ids.gamma);
     expect(courses(consistent(await v1.callTool('list_catalog', {})))).toEqual(named('gamma', 'soon'));
   });
