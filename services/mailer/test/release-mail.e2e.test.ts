@@ -5,14 +5,20 @@ import { notify_when_released, notifySubscribers } from '@studium/contracts';
 import { createTestEnv, eventually, type TestEnv } from '@studium/testing';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { announceCourse, startCourses } from '../../../test/support/courses.ts';
 import { decodeMail, type SmtpSink, startMailer, startSmtpSink } from '../../../test/support/mailer.ts';
-import { card, seedCards } from '../../enrollment/test/support/cards.ts';
 import { startEnrollmentService, student } from '../../enrollment/test/support/service.ts';
 import { releaseMailQueueName } from '../src/config.ts';
 
 // The release e-mail path end to end: notify_subscribers → mail outbox → BullMQ → mailer → SMTP.
+// The upcoming courses are announced through the real courses service.
 let env: TestEnv;
 let enrollment: Awaited<ReturnType<typeof startEnrollmentService>>;
+let courses: Awaited<ReturnType<typeof startCourses>>;
+/** Ids of the announced courses «Переговоры», «Стыки» and «Файлы». */
+let soon: string;
+let later: string;
+let third: string;
 let sink: SmtpSink;
 let queue: Queue;
 let mailer: ReturnType<typeof startMailer> | null = null;
@@ -23,6 +29,7 @@ const SUBSCRIBERS = ['ann@t', 'bob@t', 'bounce@t', 'flaky@t'];
 beforeAll(async () => {
   env = await createTestEnv('release-mail');
   enrollment = await startEnrollmentService(env);
+  courses = await startCourses(env);
   mailDir = await mkdtemp(join(tmpdir(), 'studium-mail-'));
   // bounce@t is rejected for good (550); flaky@t is deferred once (451), then accepted.
   sink = await startSmtpSink((address, attempt) => {
@@ -34,20 +41,21 @@ beforeAll(async () => {
   for (const user of [...SUBSCRIBERS, 'late@t', 'file@t']) {
     await enrollment.admin.upsertUser(user, `Ученик ${user}`, ['Student']);
   }
-  await seedCards(env, enrollment.db, [
-    card('soon', { status: 'upcoming', title: 'Переговоры' }),
-    card('later', { status: 'upcoming', title: 'Стыки' }),
-    card('third', { status: 'upcoming', title: 'Файлы' }),
-  ]);
-  for (const user of SUBSCRIBERS) await subscribe(user, 'soon');
-  await subscribe('late@t', 'later');
-  await subscribe('file@t', 'third');
+  const announce = (title: string) =>
+    announceCourse(env, enrollment.db, { title, summary: `О курсе «${title}»`, objectives: ['Цель'] });
+  soon = await announce('Переговоры');
+  later = await announce('Стыки');
+  third = await announce('Файлы');
+  for (const user of SUBSCRIBERS) await subscribe(user, soon);
+  await subscribe('late@t', later);
+  await subscribe('file@t', third);
 });
 
 afterAll(async () => {
   await mailer?.stop();
   await queue?.obliterate({ force: true }).catch(() => {});
   await queue?.close();
+  await courses?.close();
   await enrollment?.close();
   await sink?.close();
   await rm(mailDir, { recursive: true, force: true });
@@ -68,7 +76,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 describe('release e-mails over SMTP', () => {
   it('sends exactly one Russian e-mail per subscriber', async () => {
     mailer = startMailer(env, { smtpUrl: sink.url });
-    expect(await notify('soon', 'Переговоры')).toEqual({ ok: true, data: { notified: 4 } });
+    expect(await notify(soon, 'Переговоры')).toEqual({ ok: true, data: { notified: 4 } });
     await eventually(async () => {
       for (const to of ['ann@t', 'bob@t', 'flaky@t']) expect(received(to)).toHaveLength(1);
     });
@@ -84,7 +92,7 @@ describe('release e-mails over SMTP', () => {
     expect(sink.rcpts.filter((a) => a === 'flaky@t')).toHaveLength(2);
     // The sink has the message before the worker records the job completed: wait for the record.
     await eventually(async () => {
-      const job = await queue.getJob('release-mail:soon:flaky@t');
+      const job = await queue.getJob(`release-mail:${soon}:flaky@t`);
       expect(await job?.getState()).toBe('completed');
       expect(job?.attemptsMade).toBe(2);
     });
@@ -92,7 +100,7 @@ describe('release e-mails over SMTP', () => {
 
   it('does not retry a permanent rejection (550)', async () => {
     const job = await eventually(async () => {
-      const j = await queue.getJob('release-mail:soon:bounce@t');
+      const j = await queue.getJob(`release-mail:${soon}:bounce@t`);
       expect(await j?.getState()).toBe('failed');
       return j;
     });
@@ -106,9 +114,9 @@ describe('release e-mails over SMTP', () => {
 
   it('sends nothing more when notified again across a mailer restart', async () => {
     await mailer?.stop();
-    expect(await notify('soon', 'Переговоры')).toEqual({ ok: true, data: { notified: 0 } });
+    expect(await notify(soon, 'Переговоры')).toEqual({ ok: true, data: { notified: 0 } });
     // Queued while the mailer is down: delivered once it is back.
-    expect(await notify('later', 'Стыки')).toEqual({ ok: true, data: { notified: 1 } });
+    expect(await notify(later, 'Стыки')).toEqual({ ok: true, data: { notified: 1 } });
     mailer = startMailer(env, { smtpUrl: sink.url });
     await eventually(async () => expect(received('late@t')).toHaveLength(1));
     await sleep(500);
@@ -122,13 +130,13 @@ describe('release e-mails over SMTP', () => {
 describe('release e-mails without SMTP', () => {
   it('writes each e-mail as an .eml file', async () => {
     mailer = startMailer(env, { mailDir });
-    expect(await notify('third', 'Файлы')).toEqual({ ok: true, data: { notified: 1 } });
+    expect(await notify(third, 'Файлы')).toEqual({ ok: true, data: { notified: 1 } });
     const files = await eventually(async () => {
       const names = await readdir(mailDir);
       expect(names.filter((n) => n.endsWith('.eml'))).toHaveLength(1);
       return names;
     });
-    expect(files[0]).toBe('release-mail_third_file@t.eml');
+    expect(files[0]).toBe(`release-mail_${third}_file@t.eml`);
     const mail = decodeMail(await readFile(join(mailDir, files[0]), 'utf8'));
     expect(mail.subject).toBe('Курс «Файлы» открыт');
     expect(mail.headers.to).toBe('file@t');
