@@ -4,7 +4,8 @@ import { promisify } from 'node:util';
 import { list_my_courses, whoami } from '@studium/contracts';
 import { createTestEnv, eventually, type TestEnv } from '@studium/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { card, seedCards } from '../services/enrollment/test/support/cards.ts';
+import { sampleRelease } from '../services/courses/test/fixtures.ts';
+import { announceCourse, openCourse, startCourses } from './support/courses.ts';
 import { startEnrollment } from './support/stack.ts';
 
 // The admin CLI as an operator runs it: a separate process against the same database and NATS.
@@ -12,6 +13,10 @@ const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '..');
 let env: TestEnv;
 let enrollment: Awaited<ReturnType<typeof startEnrollment>>;
+let courses: Awaited<ReturnType<typeof startCourses>>;
+/** An open course and an announced one, from the real courses service. */
+let demo: string;
+let soon: string;
 
 async function cli(...args: string[]): Promise<string> {
   const { stdout } = await run(resolve(root, 'node_modules/.bin/tsx'), [resolve(root, 'scripts/cli.ts'), ...args], {
@@ -23,10 +28,13 @@ async function cli(...args: string[]): Promise<string> {
 beforeAll(async () => {
   env = await createTestEnv('cli');
   enrollment = await startEnrollment(env);
-  await seedCards(env, enrollment.db, [card('crs_demo'), card('crs_soon', { status: 'upcoming' })]);
+  courses = await startCourses(env);
+  demo = await openCourse(env, enrollment.db, sampleRelease('demo'));
+  soon = await announceCourse(env, enrollment.db, { title: 'Скоро', summary: 'Анонс', objectives: ['Цель'] });
 });
 
 afterAll(async () => {
+  await courses?.close();
   await enrollment?.close();
   await env?.cleanup();
 });
@@ -39,10 +47,10 @@ describe('admin CLI', { timeout: 120_000 }, () => {
     await cli('member', 'add', 'globex', 'olga@test');
     const issued = await cli('token', 'issue', 'olga@test', '--scope', 'read');
     expect(issued).toMatch(/^token id tok_[0-9a-f]+\nstu_\S+\n$/);
-    await cli('course', 'allow', 'globex', 'crs_demo');
-    await cli('course', 'assign', 'globex', 'olga@test', 'crs_demo', '--mandatory', '--deadline', '2030-01-01');
+    await cli('course', 'allow', 'globex', demo);
+    await cli('course', 'assign', 'globex', 'olga@test', demo, '--mandatory', '--deadline', '2030-01-01');
     const rows = await enrollment.admin.listEnrollments({ user: 'olga@test' });
-    expect(rows).toMatchObject([{ course: 'crs_demo', space: 'globex', mandatory: true, self_enrolled: false }]);
+    expect(rows).toMatchObject([{ course: demo, space: 'globex', mandatory: true, self_enrolled: false }]);
     const principal = {
       user: 'olga@test',
       full_name: 'Ольга Тестова',
@@ -89,7 +97,7 @@ describe('admin CLI', { timeout: 120_000 }, () => {
     const [typo, date] = await Promise.all(
       [
         ['course', 'assign', 'initech', 'olga@test', 'crs_typo'],
-        ['course', 'assign', 'initech', 'olga@test', 'crs_demo', '--deadline', '31.12.2030'],
+        ['course', 'assign', 'initech', 'olga@test', demo, '--deadline', '31.12.2030'],
       ].map((args) =>
         cli(...args).then(
           () => null,
@@ -101,7 +109,7 @@ describe('admin CLI', { timeout: 120_000 }, () => {
     expect(date).toMatchObject({ code: 1, stderr: expect.stringContaining('--deadline must be an ISO-8601 date') });
     // …and the checks behind the other commands, in process.
     const a = enrollment.admin;
-    await expect(a.requireCourse('crs_soon', { published: true })).rejects.toThrow(/not open to students \(upcoming\)/);
+    await expect(a.requireCourse(soon, { published: true })).rejects.toThrow(/not open to students \(upcoming\)/);
     await expect(a.requireCourse('crs_gone', { allowedIn: 'initech' })).rejects.toThrow('no such course: crs_gone');
     await expect(a.addMember('nowhere', 'olga@test', 'member')).rejects.toThrow('no such organization: nowhere');
     await expect(a.addMember('initech', 'ghost@test', 'member')).rejects.toThrow('no such user: ghost@test');
