@@ -2,7 +2,7 @@ import { connect, type NatsConnection } from 'nats';
 import type { Registry } from 'prom-client';
 import { type Bus, createBus } from './bus.ts';
 import type { BaseConfig } from './config.ts';
-import { consumersReady } from './consumer.ts';
+import { consumersReady } from './supervisor.ts';
 import { type Database, migrate, openDatabase, PLATFORM_MIGRATIONS } from './db.ts';
 import { type Check, createMetrics, startHealthServer } from './health.ts';
 import { createLogger, type Logger } from './log.ts';
