@@ -64,7 +64,9 @@ export async function superviseConsumer(opts: SupervisorOptions): Promise<Runnin
       stopped = true;
       live.delete(state);
       wake?.();
-      await messages?.close();
+      // Not `close()`: it settles only once the iterator is read to its end, which a loop that
+      // is not reading (or has thrown out of it) never does; `done` waits for the loop instead.
+      messages?.stop();
       await done;
     },
   };
@@ -86,8 +88,8 @@ export async function superviseConsumer(opts: SupervisorOptions): Promise<Runnin
       }
       if (stopped) return;
       state.running = false;
-      // The subscription may still be open when `run` threw: close it, or it keeps pulling.
-      await messages?.close().catch(() => {});
+      // The subscription may still be open when `run` threw or returned early: end it, or it keeps pulling.
+      messages?.stop();
       messages = null;
       opts.log.error({ durable: opts.name }, 'consumer loop ended, restarting');
       let delay = restartDelayMs;
@@ -102,7 +104,7 @@ export async function superviseConsumer(opts: SupervisorOptions): Promise<Runnin
         }
       }
       if (stopped) {
-        await messages?.close();
+        messages?.stop();
         return;
       }
       state.restarts++;
