@@ -12,9 +12,9 @@ import {
   streamNames,
   subjectMatches,
 } from './events.ts';
-import type { Check } from './health.ts';
 import type { Logger } from './log.ts';
 import { platformMetrics } from './metrics.ts';
+import { type RunningConsumer, superviseConsumer } from './supervisor.ts';
 
 export interface ConsumerOptions<DB> {
   nc: NatsConnection;
@@ -47,29 +47,7 @@ export class PoisonEvent extends Error {
   override name = 'PoisonEvent';
 }
 
-/** A running durable consumer. */
-export interface RunningConsumer {
-  /** True while the loop takes messages; false while it restarts. */
-  readonly running: boolean;
-  /** How many times the loop ended on its own and was restarted. */
-  readonly restarts: number;
-  stop(): Promise<void>;
-}
-
-/** Every consumer of this process that has not been stopped (for readiness). */
-const live = new Map<RunningConsumer, string>();
-
-/**
- * A readiness check: fails, naming them, while any consumer of this process is restarting its
- * loop. `runService` adds it to `/readyz` as `consumers`.
- */
-export const consumersReady: Check = async () => {
-  const down = [...live].filter(([c]) => !c.running).map(([, name]) => name);
-  if (down.length) throw new Error(`consumers restarting: ${down.join(', ')}`);
-};
-
 const MAX_RETRY_DELAY_MS = 60_000;
-const MAX_RESTART_DELAY_MS = 30_000;
 
 /**
  * Consumes events at least once and applies each exactly once: the message id is inserted into
@@ -78,13 +56,13 @@ const MAX_RESTART_DELAY_MS = 30_000;
  * `maxAttempts` deliveries (or at once, for a message that cannot be decoded) it is parked in
  * `dead_letters` with the error, counted, and acknowledged, so one poison event never blocks or
  * spins the consumer. A loop that ends without `stop()` (durable deleted, stream gone) is
- * restarted with backoff, re-creating the durable; `consumersReady` fails meanwhile.
+ * restarted with backoff by `superviseConsumer`, re-creating the durable; `consumersReady` fails
+ * meanwhile.
  */
 export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<RunningConsumer> {
   const names = streamNames(opts.prefix);
   const maxAttempts = opts.maxAttempts ?? 5;
   const retryDelayMs = opts.retryDelayMs ?? 1000;
-  const restartDelayMs = opts.restartDelayMs ?? 1000;
   const metrics = opts.metrics ? platformMetrics(opts.metrics) : null;
   let wanted: string[] | null = null;
 
@@ -155,64 +133,16 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
     }
   }
 
-  let stopped = false;
-  let messages: ConsumerMessages | null = await open();
-  let wake: (() => void) | null = null;
-  const state: { running: boolean; restarts: number; stop(): Promise<void> } = {
-    running: true,
-    restarts: 0,
-    async stop() {
-      stopped = true;
-      live.delete(state);
-      wake?.();
-      await messages?.close();
-      await done;
+  return superviseConsumer({
+    name: opts.durable,
+    log: opts.log,
+    open,
+    async run(messages) {
+      for await (const m of messages) await take(m);
     },
-  };
-  const pause = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-
-  async function supervise(): Promise<void> {
-    for (;;) {
-      try {
-        if (messages) for await (const m of messages) await take(m);
-      } catch (err) {
-        opts.log.error({ err, durable: opts.durable }, 'consumer loop failed');
-      }
-      if (stopped) return;
-      state.running = false;
-      messages = null;
-      opts.log.error({ durable: opts.durable }, 'consumer loop ended, restarting');
-      let delay = restartDelayMs;
-      while (!stopped && !messages) {
-        await pause(delay);
-        if (stopped) return;
-        try {
-          messages = await open();
-        } catch (err) {
-          opts.log.warn({ err, durable: opts.durable }, 'consumer restart failed, will retry');
-          delay = Math.min(delay * 2, MAX_RESTART_DELAY_MS);
-        }
-      }
-      if (stopped) {
-        await messages?.close();
-        return;
-      }
-      state.restarts++;
-      metrics?.consumerRestarts.labels(opts.durable).inc();
-      state.running = true;
-      opts.log.info({ durable: opts.durable, restarts: state.restarts }, 'consumer restarted');
-    }
-  }
-  const done = supervise();
-  live.set(state, opts.durable);
-  return state;
+    restartDelayMs: opts.restartDelayMs,
+    metrics: opts.metrics,
+  });
 }
 
 /** What a typed consumer does with each event it takes, by the event's key in the contracts catalog. */

@@ -14,3 +14,4 @@ export * from './pump.ts';
 export * from './reply-cache.ts';
 export * from './retention.ts';
 export * from './runtime.ts';
+export * from './supervisor.ts';

@@ -2,11 +2,11 @@ import { connect, type NatsConnection } from 'nats';
 import type { Registry } from 'prom-client';
 import { type Bus, createBus } from './bus.ts';
 import type { BaseConfig } from './config.ts';
-import { consumersReady } from './consumer.ts';
 import { type Database, migrate, openDatabase, PLATFORM_MIGRATIONS } from './db.ts';
 import { type Check, createMetrics, startHealthServer } from './health.ts';
 import { createLogger, type Logger } from './log.ts';
 import { PLATFORM_RETAINED, type RetainedTable, startRetention } from './retention.ts';
+import { consumersReady } from './supervisor.ts';
 
 /** What a service's createApp receives. */
 export interface ServiceDeps<DB> {

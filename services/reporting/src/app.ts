@@ -40,6 +40,7 @@ export async function createApp({
     metrics,
     maxAttempts: cfg.EVENT_MAX_ATTEMPTS,
     retryDelayMs: cfg.EVENT_RETRY_DELAY_MS,
+    restartDelayMs: cfg.EVENT_RESTART_DELAY_MS,
   });
   const service = await bus.serve('reporting', [
     getMyProgressHandler(reports),

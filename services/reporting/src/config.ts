@@ -9,6 +9,8 @@ export const ReportingConfig = BaseConfig.extend({
   EVENT_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(5),
   /** Delay before the second delivery of such an event; doubles each time, up to a minute. */
   EVENT_RETRY_DELAY_MS: z.coerce.number().int().min(1).max(60_000).default(1000),
+  /** First delay before the live consumer's loop is restarted after it ended; doubles while restarts fail, up to 30 s. */
+  EVENT_RESTART_DELAY_MS: z.coerce.number().int().min(1).max(30_000).default(1000),
 });
 export type ReportingConfig = z.infer<typeof ReportingConfig>;
 

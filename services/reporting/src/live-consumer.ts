@@ -6,8 +6,10 @@ import {
   type Logger,
   parkDeadLetter,
   platformMetrics,
+  type RunningConsumer,
   streamNames,
   subjectMatches,
+  superviseConsumer,
 } from '@studium/platform';
 import type { Kysely } from 'kysely';
 import type { ConsumerMessages, JsMsg, NatsConnection } from 'nats';
@@ -27,14 +29,13 @@ const MAX_RETRY_DELAY_MS = 60_000;
 /** A message waiting to be applied, with its decoded envelope. */
 type Item = { m: JsMsg; event: EventEnvelope };
 
-/** A running live projection. */
-export interface LiveConsumer {
+/** A running live projection (`running` and `restarts` as the platform's consumers have them). */
+export interface LiveConsumer extends RunningConsumer {
   /** Event-to-report lag: from the event's occurred_at to the commit of its effects. */
   lag: Histogram;
   /** Messages per applied batch, and the time of each batch's transaction (begin to commit). */
   batchSize: Histogram;
   batchSeconds: Histogram;
-  stop(): Promise<void>;
 }
 
 /**
@@ -48,6 +49,9 @@ export interface LiveConsumer {
  * `dead_letters` after `maxAttempts` deliveries, as the platform's consumers do.
  * Each transaction reads the generation pointer with a share lock, so a rebuild's swap never
  * lands between reading the pointer and writing into the generation it names.
+ * The loop runs under the platform's `superviseConsumer`: when it ends without `stop()` (durable
+ * deleted, stream gone) it is restarted with backoff, re-creating the durable, counted in
+ * `studium_consumer_restarts_total`, and `/readyz` fails (`consumers`) meanwhile.
  */
 export async function startLiveConsumer(deps: {
   nc: NatsConnection;
@@ -59,6 +63,8 @@ export async function startLiveConsumer(deps: {
   maxAttempts?: number;
   /** Delay before the second delivery of such an event; doubles each time, up to a minute (default 1000). */
   retryDelayMs?: number;
+  /** First delay before restarting a loop that ended; doubles while restarts fail, up to 30 s (default 1000). */
+  restartDelayMs?: number;
 }): Promise<LiveConsumer> {
   const maxAttempts = deps.maxAttempts ?? 5;
   const retryDelayMs = deps.retryDelayMs ?? 1000;
@@ -82,19 +88,23 @@ export async function startLiveConsumer(deps: {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: deps.metrics ? [deps.metrics] : [],
   });
-  const jsm = await ensureStream(deps.nc, deps.prefix);
   const names = streamNames(deps.prefix);
-  const filtered = await ensureConsumer(
-    jsm,
-    deps.prefix,
-    REPORTING_CONSUMER,
-    PROJECTED_SUBJECTS,
-    filtersManySubjects(deps.nc),
-  );
-  // NATS < 2.10 cannot filter on several subjects: the consumer sees the whole stream and skips the rest.
-  const wanted = filtered ? null : PROJECTED_SUBJECTS.map(names.subject);
-  const consumer = await deps.nc.jetstream().consumers.get(names.stream, REPORTING_CONSUMER);
-  const messages: ConsumerMessages = await consumer.consume({ max_messages: 512 });
+  // NATS < 2.10 cannot filter on several subjects: the consumer then sees the whole stream and skips the rest.
+  let wanted: string[] | null = null;
+  /** Creates (or re-creates, after a restart) the durable and subscribes. */
+  const open = async (): Promise<ConsumerMessages> => {
+    const jsm = await ensureStream(deps.nc, deps.prefix);
+    const filtered = await ensureConsumer(
+      jsm,
+      deps.prefix,
+      REPORTING_CONSUMER,
+      PROJECTED_SUBJECTS,
+      filtersManySubjects(deps.nc),
+    );
+    wanted = filtered ? null : PROJECTED_SUBJECTS.map(names.subject);
+    const consumer = await deps.nc.jetstream().consumers.get(names.stream, REPORTING_CONSUMER);
+    return consumer.consume({ max_messages: 512, abort_on_missing_resource: true });
+  };
   const deadLetters = deps.metrics ? platformMetrics(deps.metrics).deadLetters : null;
   /**
    * Parks an event no redelivery can apply (undecodable, a payload that fails its contract, or
@@ -176,42 +186,58 @@ export async function startLiveConsumer(deps: {
       }
     }
   };
-  const done = (async () => {
-    for await (const m of messages) {
-      if (wanted && !wanted.some((s) => subjectMatches(s, m.subject))) {
-        m.ack();
-        continue;
+  /** Takes the messages of one subscription into batches; ends when the subscription does. */
+  const run = async (messages: ConsumerMessages) => {
+    try {
+      for await (const m of messages) {
+        if (wanted && !wanted.some((s) => subjectMatches(s, m.subject))) {
+          m.ack();
+          continue;
+        }
+        let event: EventEnvelope;
+        try {
+          event = m.json<EventEnvelope>();
+          if (typeof event?.id !== 'string' || !event.id) throw new Error('event without id');
+        } catch (err) {
+          await park(m, null, `malformed event: ${(err as Error).message}`);
+          continue;
+        }
+        const problem = malformedPayload(event);
+        if (problem) {
+          await park(m, event.id, problem);
+          continue;
+        }
+        queue.push({ m, event });
+        if (!draining) {
+          draining = drain().finally(() => {
+            draining = null;
+          });
+        }
       }
-      let event: EventEnvelope;
-      try {
-        event = m.json<EventEnvelope>();
-        if (typeof event?.id !== 'string' || !event.id) throw new Error('event without id');
-      } catch (err) {
-        await park(m, null, `malformed event: ${(err as Error).message}`);
-        continue;
-      }
-      const problem = malformedPayload(event);
-      if (problem) {
-        await park(m, event.id, problem);
-        continue;
-      }
-      queue.push({ m, event });
-      if (!draining) {
-        draining = drain().finally(() => {
-          draining = null;
-        });
-      }
+    } finally {
+      // The batch in hand finishes before a restart or stop (an ack that no longer reaches a
+      // deleted durable only means a redelivery, which `processed` turns into a no-op).
+      await draining;
     }
-    await draining;
-  })();
-  done.catch((err) => deps.log.error({ err }, 'reporting consumer stopped'));
+  };
+  const supervised = await superviseConsumer({
+    name: REPORTING_CONSUMER,
+    log: deps.log,
+    open,
+    run,
+    restartDelayMs: deps.restartDelayMs,
+    metrics: deps.metrics,
+  });
   return {
     lag,
     batchSize,
     batchSeconds,
-    async stop() {
-      await messages.close();
-      await done;
+    get running() {
+      return supervised.running;
     },
+    get restarts() {
+      return supervised.restarts;
+    },
+    stop: () => supervised.stop(),
   };
 }
