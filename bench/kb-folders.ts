@@ -96,9 +96,9 @@ async function seed(projectId: string, size: number) {
   await sql`insert into activity (note, project, owner, action, by_user, by_kind)
     select id, project, owner, 'created', created_by, created_kind from notes
     where folder = ${folder} or folder like ${`${folder}/%`} order by id`.execute(knowledge.db);
+  const numbered = sql`select id, title, split_part(title, '-', 2)::int as i from notes
+    where project = ${projectId} and title like ${`Заметка ${size}-%`}`;
   await sql`insert into links (id, from_note, type, to_note, to_title, to_key, origin)
     select gen_random_uuid(), n.id, 'mentions', p.id, p.title, 't:' || lower(p.title), 'body'
-    from notes n join notes p on p.project = n.project
-      and p.title = ${`Заметка ${size}-`} || (split_part(n.title, '-', 2)::int - 1)
-    where n.project = ${projectId} and n.title like ${`Заметка ${size}-%`}`.execute(knowledge.db);
+    from (${numbered}) as n join (${numbered}) as p on p.i = n.i - 1`.execute(knowledge.db);
 }
