@@ -4,10 +4,12 @@ import {
   edit_note,
   get_my_projects,
   get_note,
+  KbNoteChanged,
   link,
   list_notes,
   move_folder,
   type Principal,
+  recent_activity,
   rename_folder,
   rename_note,
   type ToolContract,
@@ -547,5 +549,181 @@ describe('concurrent edits of a note in a moving folder: waited for or refused, 
     expect([...folders]).toHaveLength(1);
     expect(['left/inner', 'duel/right']).toContain([...folders][0]);
     for (const id of both) expect((await revisionsOf(id)).map((r) => r.action)).toEqual(['created', 'moved']);
+  });
+});
+
+describe('the events, revisions and activity of a folder move are those of any other change, one per note', () => {
+  it('each event is a KbNoteChanged like an edit writes, with its own envelope id, in id order', async () => {
+    const ids: string[] = [];
+    for (const t of ['Событие 1', 'Событие 2', 'Событие 3', 'Событие 4'])
+      ids.push(await note('acme/docs', t, 'events'));
+    await call(edit_note, {
+      id: ids[0],
+      versionToken: (await call(get_note, { ref: ids[0] })).versionToken,
+      mode: 'append',
+      content: 'Правка.',
+    });
+    const { rows: edits } = await sql<{ payload: Json }>`
+      select payload from outbox where payload->'data'->>'note' = ${ids[0]} order by id desc limit 1`.execute(
+      knowledge.db,
+    );
+    const edited = edits[0].payload;
+    const before = await snapshot();
+    const { rows: lastActivity } = await sql<{ id: string }>`select coalesce(max(id), 0) as id from activity`.execute(
+      knowledge.db,
+    );
+    expect(await call(move_folder, { project: 'acme/docs', path: 'events', newParent: 'archive' }, bob)).toMatchObject({
+      moved: 4,
+    });
+    const { rows } = await sql<{ payload: Json }>`select payload from outbox order by id offset ${Number(
+      before.outbox,
+    )}`.execute(knowledge.db);
+    const sorted = [...ids].sort();
+    expect(rows.map((r) => r.payload.data.note)).toEqual(sorted);
+    const versions = Object.fromEntries(
+      (await knowledge.db.selectFrom('notes').select(['id', 'version']).where('id', 'in', ids).execute()).map((n) => [
+        n.id,
+        n.version,
+      ]),
+    );
+    for (const { payload } of rows) {
+      expect(Object.keys(payload).sort()).toEqual(Object.keys(edited).sort());
+      expect(payload).toMatchObject({ type: edited.type, occurred_at: expect.stringMatching(/Z$/) });
+      const data = KbNoteChanged.parse(payload.data);
+      expect(Object.keys(payload.data).sort()).toEqual(Object.keys(edited.data).sort());
+      expect(data).toEqual({
+        note: data.note,
+        class: 'user-doc',
+        project: 'acme/docs',
+        space: 'acme',
+        action: 'moved',
+        version: versions[data.note],
+        by: 'bob@test',
+        by_kind: 'agent',
+        at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      });
+    }
+    expect(new Set(rows.map((r) => r.payload.id)).size).toBe(4);
+    expect(rows.map((r) => r.payload.id)).not.toContain(edited.id);
+    // One revision per note with the note as it is now, by the mover; one activity row each, in id order.
+    for (const id of ids) {
+      const revs = await knowledge.db
+        .selectFrom('note_revisions')
+        .selectAll()
+        .where('note', '=', id)
+        .orderBy('version', 'desc')
+        .executeTakeFirstOrThrow();
+      const now = await knowledge.db
+        .selectFrom('notes')
+        .select(['title', 'folder', 'body', 'tags', 'version', 'updated_by', 'updated_kind'])
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
+      expect(revs).toMatchObject({
+        version: now.version,
+        action: 'moved',
+        title: now.title,
+        folder: 'archive/events',
+        body: now.body,
+        tags: now.tags,
+        by_user: 'bob@test',
+        by_kind: 'agent',
+      });
+      expect(now).toMatchObject({ updated_by: 'bob@test', updated_kind: 'agent' });
+    }
+    const activity = await knowledge.db
+      .selectFrom('activity')
+      .select(['note', 'action', 'by_user', 'by_kind', 'owner'])
+      .where('id', '>', lastActivity[0].id)
+      .orderBy('id')
+      .execute();
+    expect(activity).toEqual(
+      sorted.map((n) => ({ note: n, action: 'moved', by_user: 'bob@test', by_kind: 'agent', owner: null })),
+    );
+    // recent_activity shows them as any change, newest first (the last in id order).
+    const recent = await call(recent_activity, { project: 'acme/docs', limit: 4 });
+    expect(recent.items.map((c: Json) => [c.note, c.action, c.path])).toEqual(
+      [...sorted].reverse().map((n) => [n, 'moved', 'archive/events']),
+    );
+  });
+});
+
+describe('a move whose caller stopped waiting commits nothing (checkDeadline after the lock wait and before commit)', () => {
+  /** Waits until no transaction holds a row lock on these notes (the move has committed or rolled back). */
+  async function settled(ids: string[]) {
+    await knowledge.db.transaction().execute(async (trx) => {
+      await sql`select id from notes where id = any(${ids}::uuid[]) order by id for no key update`.execute(trx);
+    });
+  }
+
+  async function waiting(event: string) {
+    await eventually(async () => {
+      const { rows } = await sql<{ n: string }>`select count(*) as n from pg_stat_activity
+        where datname = current_database() and (wait_event_type = ${event} or wait_event = ${event})`.execute(
+        knowledge.db,
+      );
+      if (Number(rows[0].n) < 1) throw new Error(`nobody waits on ${event} yet`);
+    }, 5000);
+  }
+
+  it('the deadline passes while the move waits for a note someone is editing: rolled back, the folder stays', async () => {
+    const ids: string[] = [];
+    for (const t of ['Срок 1', 'Срок 2', 'Срок 3']) ids.push(await note('acme/docs', t, 'deadline1'));
+    ids.sort();
+    const before = await snapshot();
+    let move: Promise<unknown> | undefined;
+    await knowledge.db.transaction().execute(async (trx) => {
+      // The last note in id order is held: the move locks the others, then waits for it.
+      await sql`select id from notes where id = ${ids[2]} for no key update`.execute(trx);
+      move = env.bus.request(
+        move_folder,
+        alice,
+        { project: 'acme/docs', path: 'deadline1', newParent: 'late' },
+        {
+          timeoutMs: 400,
+        },
+      );
+      await waiting('Lock');
+      await expect(move).rejects.toMatchObject({ status: 504 });
+      await new Promise((r) => setTimeout(r, 200));
+    });
+    await settled(ids);
+    expect(await snapshot()).toEqual(before);
+    expect(await Promise.all(ids.map(folderOf))).toEqual(['deadline1', 'deadline1', 'deadline1']);
+    // Nothing stays locked: the same move with time to spare goes through.
+    expect(await call(move_folder, { project: 'acme/docs', path: 'deadline1', newParent: 'late' })).toMatchObject({
+      moved: 3,
+    });
+  });
+
+  it('the deadline passes while the move writes: rolled back before commit, no event, no revision', async () => {
+    const ids: string[] = [];
+    for (const t of ['Срок 4', 'Срок 5']) ids.push(await note('acme/docs', t, 'deadline2'));
+    // Writing the revisions takes a second (the caller waits 400 ms).
+    await sql`create function test_slow_revisions() returns trigger language plpgsql as $$
+      begin perform pg_sleep(1); return null; end $$`.execute(knowledge.db);
+    await sql`create trigger test_slow_revisions after insert on note_revisions
+      for each statement execute function test_slow_revisions()`.execute(knowledge.db);
+    try {
+      const before = await snapshot();
+      const move = env.bus.request(
+        rename_folder,
+        alice,
+        { project: 'acme/docs', path: 'deadline2', name: 'late2' },
+        {
+          timeoutMs: 400,
+        },
+      );
+      await waiting('PgSleep');
+      await expect(move).rejects.toMatchObject({ status: 504 });
+      await settled(ids);
+      expect(await snapshot()).toEqual(before);
+      expect(await Promise.all(ids.map(folderOf))).toEqual(['deadline2', 'deadline2']);
+    } finally {
+      await sql`drop trigger if exists test_slow_revisions on note_revisions`.execute(knowledge.db);
+      await sql`drop function if exists test_slow_revisions()`.execute(knowledge.db);
+    }
+    expect(await call(rename_folder, { project: 'acme/docs', path: 'deadline2', name: 'late2' })).toMatchObject({
+      moved: 2,
+    });
   });
 });
