@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { KB_NOTE_CHANGED, type KbNoteChanged, ok, type refuse } from '@studium/contracts';
-import { addEvent, addEventsFrom, type CallContext, checkDeadline, type Logger } from '@studium/platform';
+import { addEvent, addEventsFrom, type CallContext, checkDeadline, Failure, type Logger } from '@studium/platform';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { KnowledgeDb } from './db.ts';
 import { detectLanguage } from './domain/language.ts';
@@ -22,6 +22,9 @@ import { LinkRepository, type linkView } from './repositories/link.repository.ts
 import { NoteRepository, type NoteRow } from './repositories/note.repository.ts';
 import type { ProjectRow } from './repositories/project.repository.ts';
 import type { TextSearch } from './text-search.ts';
+
+/** PostgreSQL's error code of a statement cancelled by statement_timeout. */
+const QUERY_CANCELED = '57014';
 
 /** Who makes a change: an agent through a tool, or a person through the CLI or the HTTP route. */
 export interface Actor {
@@ -239,8 +242,20 @@ export class Writer {
    * The caller's deadline is checked after the lock wait and right before commit: a caller that
    * stopped waiting gets no move committed behind its back (504, rolled back).
    */
-  async moveFolder(project: ProjectRow, from: string, to: string, by: Actor, ctx: Pick<CallContext, 'signal'>) {
+  async moveFolder(
+    project: ProjectRow,
+    from: string,
+    to: string,
+    by: Actor,
+    ctx: Pick<CallContext, 'signal' | 'deadline'>,
+  ) {
     return this.transaction(async (r, trx) => {
+      // No statement outlasts the caller: a lock wait or a write still running at the deadline is
+      // cancelled (and the transaction rolled back) rather than finished for nobody.
+      if (ctx.deadline) {
+        const left = Math.max(1, Math.ceil(ctx.deadline - Date.now()));
+        await sql`select set_config('statement_timeout', ${String(left)}, true)`.execute(trx);
+      }
       const rows = await r.notes.lockFolder(project.id, from);
       if (!rows.length) return folderNotFound(from);
       // The folder is already there (move_folder to its own parent, rename_folder to its own name).
@@ -267,6 +282,9 @@ export class Writer {
       );
       checkDeadline(ctx);
       return ok({ project: project.handle, from, to, moved });
+    }).catch((err) => {
+      if ((err as { code?: string }).code === QUERY_CANCELED) throw new Failure(504, 'deadline passed');
+      throw err;
     });
   }
 

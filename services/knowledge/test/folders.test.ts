@@ -569,9 +569,9 @@ describe('the events, revisions and activity of a folder move are those of any o
     );
     const edited = edits[0].payload;
     const before = await snapshot();
-    const { rows: lastActivity } = await sql<{ id: string }>`select coalesce(max(id), 0) as id from activity`.execute(
-      knowledge.db,
-    );
+    const { rows: lastActivity } = await sql<{
+      id: number;
+    }>`select coalesce(max(id), 0)::int as id from activity`.execute(knowledge.db);
     expect(await call(move_folder, { project: 'acme/docs', path: 'events', newParent: 'archive' }, bob)).toMatchObject({
       moved: 4,
     });
@@ -647,7 +647,7 @@ describe('the events, revisions and activity of a folder move are those of any o
   });
 });
 
-describe('a move whose caller stopped waiting commits nothing (checkDeadline after the lock wait and before commit)', () => {
+describe('a move whose caller stopped waiting commits nothing (statement_timeout, checkDeadline before commit)', () => {
   /** Waits until no transaction holds a row lock on these notes (the move has committed or rolled back). */
   async function settled(ids: string[]) {
     await knowledge.db.transaction().execute(async (trx) => {
@@ -684,7 +684,14 @@ describe('a move whose caller stopped waiting commits nothing (checkDeadline aft
       );
       await waiting('Lock');
       await expect(move).rejects.toMatchObject({ status: 504 });
-      await new Promise((r) => setTimeout(r, 200));
+      // The move stops waiting at the deadline (statement_timeout), not when the edit ends: the
+      // notes it had locked are free while the third is still held here.
+      await eventually(async () => {
+        await knowledge.db.transaction().execute(async (other) => {
+          await sql`select id from notes where id = any(${ids.slice(0, 2)}::uuid[])
+            for no key update nowait`.execute(other);
+        });
+      }, 3000);
     });
     await settled(ids);
     expect(await snapshot()).toEqual(before);
@@ -698,20 +705,21 @@ describe('a move whose caller stopped waiting commits nothing (checkDeadline aft
   it('the deadline passes while the move writes: rolled back before commit, no event, no revision', async () => {
     const ids: string[] = [];
     for (const t of ['Срок 4', 'Срок 5']) ids.push(await note('acme/docs', t, 'deadline2'));
-    // Writing the revisions takes a second (the caller waits 400 ms).
-    await sql`create function test_slow_revisions() returns trigger language plpgsql as $$
-      begin perform pg_sleep(1); return null; end $$`.execute(knowledge.db);
-    await sql`create trigger test_slow_revisions after insert on note_revisions
-      for each statement execute function test_slow_revisions()`.execute(knowledge.db);
+    // Writing the revisions and the activity rows takes 350 ms each: no single statement reaches the
+    // deadline (600 ms, also the statement timeout), but together they pass it before the commit.
+    await sql`create function test_slow_insert() returns trigger language plpgsql as $$
+      begin perform pg_sleep(0.35); return null; end $$`.execute(knowledge.db);
+    for (const table of ['note_revisions', 'activity']) {
+      await sql`create trigger test_slow_insert after insert on ${sql.table(table)}
+        for each statement execute function test_slow_insert()`.execute(knowledge.db);
+    }
     try {
       const before = await snapshot();
       const move = env.bus.request(
         rename_folder,
         alice,
         { project: 'acme/docs', path: 'deadline2', name: 'late2' },
-        {
-          timeoutMs: 400,
-        },
+        { timeoutMs: 600 },
       );
       await waiting('PgSleep');
       await expect(move).rejects.toMatchObject({ status: 504 });
@@ -719,8 +727,7 @@ describe('a move whose caller stopped waiting commits nothing (checkDeadline aft
       expect(await snapshot()).toEqual(before);
       expect(await Promise.all(ids.map(folderOf))).toEqual(['deadline2', 'deadline2']);
     } finally {
-      await sql`drop trigger if exists test_slow_revisions on note_revisions`.execute(knowledge.db);
-      await sql`drop function if exists test_slow_revisions()`.execute(knowledge.db);
+      await sql`drop function if exists test_slow_insert() cascade`.execute(knowledge.db);
     }
     expect(await call(rename_folder, { project: 'acme/docs', path: 'deadline2', name: 'late2' })).toMatchObject({
       moved: 2,
