@@ -1,12 +1,4 @@
-import {
-  move_folder,
-  move_note,
-  ok,
-  refuse,
-  rename_folder,
-  rename_note,
-  rename_project,
-} from '@studium/contracts';
+import { move_folder, move_note, ok, refuse, rename_folder, rename_note, rename_project } from '@studium/contracts';
 import { endpoint } from '@studium/platform';
 import { sql } from 'kysely';
 import { withTitle } from '../../domain/markdown.ts';
