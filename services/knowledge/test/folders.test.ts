@@ -734,3 +734,56 @@ describe('a move whose caller stopped waiting commits nothing (statement_timeout
     });
   });
 });
+
+describe('a large folder moves within the request timeout', () => {
+  it('5,000 notes (the per-note move took 10 s and more): one revision, activity row and event each, every version one further, nothing else touched', async () => {
+    const { rows: projects } = await sql<{ id: string }>`
+      select id from projects where space = 'acme' and slug = 'docs'`.execute(knowledge.db);
+    // Seeded straight into the schema (5,000 create_note calls would take minutes here).
+    await sql`insert into notes (id, project, class, folder, title, body, lang, tsv, search_text,
+        created_by, created_kind, updated_by, updated_kind)
+      select gen_random_uuid(), ${projects[0].id}, 'user-doc', case when i % 4 = 0 then 'bulk/inner' else 'bulk' end,
+        'Массовая ' || i, '# Массовая ' || i || E'\n\nТекст заметки номер ' || i, 'ru',
+        to_tsvector('russian', 'Массовая ' || i), 'Массовая ' || i, 'alice@test', 'agent', 'alice@test', 'agent'
+      from generate_series(1, 5000) as i`.execute(knowledge.db);
+    await sql`insert into note_revisions (note, version, action, title, folder, body, tags, by_user, by_kind)
+      select id, 1, 'created', title, folder, body, tags, created_by, created_kind from notes
+      where folder in ('bulk', 'bulk/inner')`.execute(knowledge.db);
+    const before = await snapshot();
+    const reply = (await env.bus.request(
+      move_folder,
+      alice,
+      { project: 'acme/docs', path: 'bulk', newParent: 'big' },
+      { timeoutMs: 5000 },
+    )) as Json;
+    expect(reply).toEqual({ ok: true, data: { project: 'acme/docs', from: 'bulk', to: 'big/bulk', moved: 5000 } });
+    const after = await snapshot();
+    const moved = after.notes.filter((n) => n.folder === 'big/bulk' || n.folder === 'big/bulk/inner');
+    expect(moved).toHaveLength(5000);
+    expect(moved.filter((n) => n.folder === 'big/bulk/inner')).toHaveLength(1250);
+    for (const n of moved) {
+      const was = before.notes.find((x) => x.id === n.id);
+      expect(n).toEqual({ ...was, folder: `big/${was?.folder}`, version: 2 });
+    }
+    for (const n of after.notes.filter((x) => !moved.includes(x))) {
+      expect(n).toEqual(before.notes.find((x) => x.id === n.id));
+    }
+    expect(Number(after.revisions) - Number(before.revisions)).toBe(5000);
+    expect(Number(after.activity) - Number(before.activity)).toBe(5000);
+    expect(after.links).toBe(before.links);
+    const events = await outboxAfter(before.outbox);
+    expect(new Set(events.map((e) => `${e.note}:${e.version}:${e.action}`))).toEqual(
+      new Set(moved.map((n) => `${n.id}:2:moved`)),
+    );
+    const { rows: revs } = await sql<{ n: string }>`select count(*) as n from note_revisions
+      where version = 2 and action = 'moved' and folder like 'big/bulk%' and by_user = 'alice@test'`.execute(
+      knowledge.db,
+    );
+    expect(Number(revs[0].n)).toBe(5000);
+    await knowledge.app.flush();
+    const { rows } = await sql<{ n: string }>`select count(*) as n from outbox where published_at is null`.execute(
+      knowledge.db,
+    );
+    expect(Number(rows[0].n)).toBe(0);
+  });
+});
