@@ -115,6 +115,7 @@ try {
     events['homework.submitted'].subject,
   ];
   const before = await lagHistogram();
+  const batchesBefore = await batchStats();
   const total = RATE * SECONDS;
   const t0 = performance.now();
   for (let i = 0; i < total; i++) {
@@ -148,22 +149,51 @@ try {
               lessons_total: 5,
               course_completed: false,
             }
-          : { ...base, status: 'Submitted', version: 1, due_at: null };
+          : {
+              submission: `bench-sub-${i % 500}`,
+              user,
+              course: base.course,
+              lesson: base.lesson,
+              space: base.space,
+              organization: base.organization,
+              status: 'Submitted',
+              version: 1,
+              due_at: null,
+              by: user,
+              comment: null,
+              at,
+            };
     const envelope = { id: randomUUID(), type, occurred_at: at, data };
     const h = headers();
     h.set('Nats-Msg-Id', envelope.id);
     await js.publish(subject(type), enc.encode(JSON.stringify(envelope)), { headers: h });
   }
   const sentSeconds = (performance.now() - t0) / 1000;
+  // Every event must reach the reports; a run whose count stops growing (events dropped as
+  // malformed, or a stuck consumer) fails instead of waiting forever.
   let after = await lagHistogram();
+  let lastCount = after.count;
+  let lastGrowth = performance.now();
   while (after.count - before.count < total) {
     await new Promise((r) => setTimeout(r, 200));
     after = await lagHistogram();
+    if (after.count !== lastCount) {
+      lastCount = after.count;
+      lastGrowth = performance.now();
+    } else if (performance.now() - lastGrowth > 30_000) {
+      throw new Error(`lag phase stalled: ${after.count - before.count} of ${total} events reached the reports`);
+    }
   }
   const buckets = after.buckets.map(([le, n], i) => [le, n - (before.buckets[i]?.[1] ?? 0)] as [number, number]);
   console.log(
     `\nevent-to-report lag at ${(total / sentSeconds).toFixed(0)} events/s (${total} events, histogram_quantile over reporting_event_lag_seconds): ` +
       `p50 ${ms(quantile(buckets, 0.5))} ms, p99 ${ms(quantile(buckets, 0.99))} ms, mean ${ms((after.sum - before.sum) / total)} ms`,
+  );
+  const batches = await batchStats();
+  const n = batches.count - batchesBefore.count;
+  console.log(
+    `batches: ${n}, mean ${((batches.events - batchesBefore.events) / Math.max(1, n)).toFixed(1)} events each, ` +
+      `mean transaction ${ms((batches.seconds - batchesBefore.seconds) / Math.max(1, n))} ms (reporting_batch_events, reporting_batch_seconds)`,
   );
   await student.close();
   await manager.close();
@@ -185,6 +215,17 @@ async function lagHistogram() {
   const count = Number(/^reporting_event_lag_seconds_count(?:\{[^}]*\})? (\d+)/m.exec(text)?.[1] ?? 0);
   const sum = Number(/^reporting_event_lag_seconds_sum(?:\{[^}]*\})? ([\d.e+-]+)/m.exec(text)?.[1] ?? 0);
   return { buckets, count, sum };
+}
+
+/** Batches of the read-model consumer so far: how many, their messages and their transaction time. */
+async function batchStats() {
+  const text = await (await fetch(`http://127.0.0.1:${METRICS_PORT}/metrics`)).text();
+  const num = (re: RegExp) => Number(re.exec(text)?.[1] ?? 0);
+  return {
+    count: num(/^reporting_batch_events_count(?:\{[^}]*\})? (\d+)/m),
+    events: num(/^reporting_batch_events_sum(?:\{[^}]*\})? ([\d.e+-]+)/m),
+    seconds: num(/^reporting_batch_seconds_sum(?:\{[^}]*\})? ([\d.e+-]+)/m),
+  };
 }
 
 /** Prometheus's histogram_quantile: linear interpolation inside the bucket holding the rank. */

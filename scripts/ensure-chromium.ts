@@ -1,5 +1,5 @@
-// The upload window's test renders it in Debian's headless Chromium (driven by puppeteer-core,
-// which downloads no browser): install the package when it is missing.
+// The browser tests drive Debian's headless Chromium through playwright-core (test/support/browser.ts),
+// which downloads no browser: install the package when it is missing.
 import { execSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 

@@ -8,7 +8,7 @@ import {
   UnauthorizedError,
 } from '@modelcontextprotocol/client';
 import { createTestEnv, eventually, type TestEnv } from '@studium/testing';
-import type { Browser } from 'puppeteer-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectAgent, data, type ToolResult } from './support/clients.ts';
 import { freePort, launchChromium, pkce, signInWithBrowser, startCallback } from './support/oauth.ts';
@@ -405,7 +405,7 @@ describe('sign-out', () => {
       }).toString();
       return url.href;
     };
-    const context = await browser.createBrowserContext();
+    const context = await browser.newContext();
     const page = await context.newPage();
     await page.goto(authUrl(), { waitUntil: 'domcontentloaded' });
     await page.type('#login', 'emil@test');
@@ -442,7 +442,7 @@ describe('sign-in limits', () => {
       code_challenge: challenge,
       code_challenge_method: 'S256',
     }).toString();
-    const context = await browser.createBrowserContext();
+    const context = await browser.newContext();
     const page = await context.newPage();
     await page.goto(url.href, { waitUntil: 'domcontentloaded' });
     const attempt = async (password: string) => {

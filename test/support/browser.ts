@@ -1,10 +1,13 @@
 import { existsSync } from 'node:fs';
 import { type Browser, chromium } from 'playwright-core';
+import { CHROMIUM } from '../../scripts/ensure-chromium.ts';
 
-/** Debian's Chromium (`apt-get install -y chromium`; `npm test` installs it when it is missing). */
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export { CHROMIUM };
 
-/** Headless Chromium driven by playwright-core, which downloads no browser of its own. */
+/**
+ * Headless Debian Chromium driven by playwright-core (the project's one browser driver; it
+ * downloads no browser of its own). Every browser test launches through here.
+ */
 export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(
@@ -12,5 +15,9 @@ export async function launchChromium(): Promise<Browser> {
     );
   }
   // --no-sandbox: tests run as root in CI, where Chromium's sandbox refuses to start.
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+  });
 }

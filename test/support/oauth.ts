@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import puppeteer, { type Browser } from 'puppeteer-core';
+import type { Browser } from 'playwright-core';
 
 /** A free local TCP port (the edge's issuer URL must be known before it starts). */
 export async function freePort(): Promise<number> {
@@ -19,15 +19,7 @@ export async function startCallback(): Promise<{ url: string; server: Server }> 
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`, server };
 }
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-export function launchChromium(): Promise<Browser> {
-  return puppeteer.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-  });
-}
+export { launchChromium } from './browser.ts';
 
 /**
  * Opens an authorization URL in a fresh browser context and plays the user: signs in on the
@@ -42,7 +34,7 @@ export async function signInWithBrowser(
   login: string,
   password: string,
 ): Promise<{ url: URL; pages: string[] }> {
-  const context = await browser.createBrowserContext();
+  const context = await browser.newContext();
   const page = await context.newPage();
   const pages: string[] = [];
   try {

@@ -1,3 +1,4 @@
+import { type EventKey, type EventPayload, events } from '@studium/contracts';
 import type { Kysely, Transaction } from 'kysely';
 import { sql } from 'kysely';
 import type { ConsumerMessages, JsMsg, NatsConnection } from 'nats';
@@ -35,6 +36,15 @@ export interface ConsumerOptions<DB> {
   restartDelayMs?: number;
   /** Registry for the dead-letter and restart counters. */
   metrics?: Registry;
+}
+
+/**
+ * Thrown by a handler for an event that can never apply (a payload that fails its contract, a
+ * publisher bug): the event is parked as a dead letter at once, with this message as the reason,
+ * instead of being retried `maxAttempts` times. Replay it after the fix.
+ */
+export class PoisonEvent extends Error {
+  override name = 'PoisonEvent';
 }
 
 /** A running durable consumer. */
@@ -136,7 +146,7 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
       m.ack();
     } catch (err) {
       const attempt = m.info.redeliveryCount;
-      if (attempt >= maxAttempts) {
+      if (attempt >= maxAttempts || err instanceof PoisonEvent) {
         await park(m, event.id, err);
         return;
       }
@@ -203,4 +213,52 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
   const done = supervise();
   live.set(state, opts.durable);
   return state;
+}
+
+/** What a typed consumer does with each event it takes, by the event's key in the contracts catalog. */
+export type EventHandlers<DB> = {
+  [K in EventKey]?: (trx: Transaction<DB>, data: EventPayload<K>, event: EventEnvelope) => Promise<void>;
+};
+
+export interface EventConsumerOptions<DB> extends Omit<ConsumerOptions<DB>, 'subjects' | 'handle'> {
+  /** One handler per consumed event, keyed `<service>.<event>` as in `events` of the contracts. */
+  on: EventHandlers<DB>;
+}
+
+/**
+ * A durable consumer of catalog events ({@link startConsumer}) that subscribes to the subjects of
+ * the events in `on` and parses each payload with its contract's schema before the handler sees
+ * it. A payload that fails the schema is a publisher bug that no redelivery fixes: it is parked in
+ * `dead_letters` at once (the reason names the subject and the failing fields), counted, and the
+ * consumer goes on with the next event; `dead-letters replay` applies it after the fix.
+ */
+export async function startEventConsumer<DB>(opts: EventConsumerOptions<DB>): Promise<RunningConsumer> {
+  const { on, ...rest } = opts;
+  const bySubject = new Map<
+    string,
+    { key: EventKey; apply: (trx: Transaction<DB>, data: unknown, event: EventEnvelope) => Promise<void> }
+  >();
+  for (const [key, apply] of Object.entries(on) as [EventKey, EventHandlers<DB>[EventKey]][]) {
+    if (!apply) continue;
+    bySubject.set(events[key].subject, {
+      key,
+      apply: apply as (trx: Transaction<DB>, data: unknown, event: EventEnvelope) => Promise<void>,
+    });
+  }
+  if (!bySubject.size) throw new Error(`consumer ${opts.durable}: no events to consume`);
+  return startConsumer<DB>({
+    ...rest,
+    subjects: [...bySubject.keys()],
+    async handle(trx, event) {
+      const handler = bySubject.get(event.type);
+      // Another subject on the stream (the envelope's type is the unprefixed subject): not ours.
+      if (!handler) return;
+      const parsed = events[handler.key].payload.safeParse(event.data);
+      if (!parsed.success) {
+        const fields = parsed.error.issues.map((i) => `${i.path.join('.') || '(payload)'}: ${i.message}`);
+        throw new PoisonEvent(`malformed ${handler.key} payload: ${fields.join('; ')}`);
+      }
+      await handler.apply(trx, parsed.data, event);
+    },
+  });
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { type EventKey, type EventPayload, events } from '@studium/contracts';
 import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 import { headers, type NatsConnection } from 'nats';
 import type pg from 'pg';
@@ -26,6 +27,19 @@ export async function addEvent<DB>(trx: Transaction<DB> | Kysely<DB>, subject: s
 }
 
 /**
+ * Records a catalog event in the caller's transaction, by its key in the contracts' `events`:
+ * the subject comes from the catalog and the payload is type-checked against its schema.
+ * Services emit their events through this, not through {@link addEvent} with a bare subject.
+ */
+export function emitEvent<DB, K extends EventKey>(
+  trx: Transaction<DB> | Kysely<DB>,
+  key: K,
+  data: EventPayload<K>,
+): Promise<string> {
+  return addEvent(trx, events[key].subject, data);
+}
+
+/**
  * Records one event per row of `rows` in the caller's transaction with ONE `INSERT … SELECT`: the
  * set-based form of {@link addEvent} for a change of many rows at once. `rows` is a query selecting
  * `data` (jsonb: the event's data) and `ord` (the order the events are written and so published in).
@@ -46,6 +60,19 @@ export async function addEventsFrom<DB>(
   const n = Number(r.numAffectedRows ?? 0n);
   if (n > 0) await sql`select pg_notify(${NOTIFY_CHANNEL}, current_schema())`.execute(trx);
   return n;
+}
+
+/**
+ * {@link addEventsFrom} for a catalog event, by its key in the contracts' `events` (the subject
+ * comes from the catalog), as {@link emitEvent} is for one. The rows' `data` is built in SQL, so
+ * the compiler cannot check it against the schema: the caller's tests must.
+ */
+export function emitEventsFrom<DB>(
+  trx: Transaction<DB> | Kysely<DB>,
+  key: EventKey,
+  rows: RawBuilder<unknown>,
+): Promise<number> {
+  return addEventsFrom(trx, events[key].subject, rows);
 }
 
 export interface RelayOptions {

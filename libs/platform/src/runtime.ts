@@ -79,18 +79,34 @@ export async function runService<DB>(opts: RunOptions<DB>): Promise<void> {
   const health = opts.config.HEALTH_PORT ? await startHealthServer(opts.config.HEALTH_PORT, checks, metrics) : null;
   log.info({ health: opts.config.HEALTH_PORT || null }, 'service started');
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, 'stopping');
+  onShutdown(log, async () => {
     health?.close();
     await app.stop();
     await retention?.stop();
     await nc.drain();
     await database.close();
+  });
+}
+
+/**
+ * Stops the process on the first SIGTERM or SIGINT: logs the signal, runs `stop` (the process's
+ * steps in order) and exits 0, or 1 when a step failed. `runService` stops through it, and so do
+ * the processes that do not run on the bus (the edge, the mailer): one shutdown path for all.
+ */
+export function onShutdown(log: Logger, stop: () => Promise<void>): void {
+  let stopping = false;
+  const handle = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'stopping');
+    try {
+      await stop();
+    } catch (err) {
+      log.error({ err }, 'shutdown failed');
+      process.exit(1);
+    }
     process.exit(0);
   };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void handle('SIGTERM'));
+  process.on('SIGINT', () => void handle('SIGINT'));
 }

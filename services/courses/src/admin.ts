@@ -2,18 +2,22 @@ import type { Kysely } from 'kysely';
 import type { CoursesDb } from './db.ts';
 import { noteState } from './domain/note-view.ts';
 import { writeNote } from './note-writer.ts';
-import { store, transaction } from './store.ts';
+import { type CoursesDeps, coursesDeps } from './store.ts';
 
 /**
  * Administrative operations of the courses context: what the author cabinet and the importer do
  * outside the MCP tools (the demo seed and tests use them). They write the schema as the service does.
  */
 export class CoursesAdmin {
-  constructor(private readonly db: Kysely<CoursesDb>) {}
+  private readonly deps: CoursesDeps;
+
+  constructor(db: Kysely<CoursesDb>) {
+    this.deps = coursesDeps(db);
+  }
 
   /** A curator's note from the cabinet on a place of the active release: the agent moves next. */
   async addNote(course: string, target: string, text: string, by: string, quote?: string) {
-    const reply = await writeNote(store(this.db), { course, target, text, quote, author: by, waiting_on: 'agent' });
+    const reply = await writeNote(this.deps.store, { course, target, text, quote, author: by, waiting_on: 'agent' });
     if (!reply.ok) throw new Error(`${reply.error.code}: ${reply.error.message}`);
     return reply.data;
   }
@@ -23,7 +27,7 @@ export class CoursesAdmin {
    * reopens it with the curator's answer in the thread, and the agent moves next.
    */
   async reviewNote(note: string, decision: 'accept' | 'return', text: string, by = 'curator') {
-    return transaction(this.db, async (s) => {
+    return this.deps.transaction(async (s) => {
       const current = await s.notes.lock(note);
       if (!current) throw new Error(`no such note: ${note}`);
       if (current.status === 'accepted') throw new Error(`note ${note} is already accepted`);
@@ -40,6 +44,6 @@ export class CoursesAdmin {
   /** Marks a course imported from the previous LMS as having lessons without a release. */
   async setLegacyLessons(course: string, count: number): Promise<void> {
     if (!Number.isInteger(count) || count < 0) throw new Error(`a lesson count is a whole number ≥ 0, not ${count}`);
-    if (!(await store(this.db).courses.setLegacyLessons(course, count))) throw new Error(`no such course: ${course}`);
+    if (!(await this.deps.store.courses.setLegacyLessons(course, count))) throw new Error(`no such course: ${course}`);
   }
 }

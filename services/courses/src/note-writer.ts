@@ -1,9 +1,9 @@
-import { ok, refuse } from '@studium/contracts';
+import { ok } from '@studium/contracts';
 import type { WaitingOn } from './db.ts';
 import { newId } from './domain/ids.ts';
 import { findPlace, parseTarget } from './domain/note-target.ts';
 import { indexRelease } from './domain/release-index.ts';
-import { courseNotFound, courseNotReleased } from './refusals.ts';
+import { courseNotFound, courseNotReleased, invalidNote, invalidTarget, noteTargetUnknown } from './refusals.ts';
 import type { Store } from './store.ts';
 
 /** A note to write on a place of the active release. */
@@ -29,23 +29,11 @@ export async function writeNote(s: Store, n: NewNote) {
   if (!active) return courseNotReleased(n.course);
   const target = n.target.trim();
   const parsed = parseTarget(target);
-  if (!parsed) {
-    return refuse(
-      'invalid_target',
-      'Адрес места не по форме: course, chapter.<ключ>, lesson.<ключ>, objective.<ключ>, goal.<урок>/<пункт>, question.<ключ>, section.<ключ>, agent.frame, agent.lesson.<ключ>, agent.item.<урок>/<пункт> или map.<узел>',
-      { where: 'target', target },
-    );
-  }
+  if (!parsed) return invalidTarget(target);
   const place = findPlace(indexRelease(active.content), parsed);
-  if (!place) {
-    return refuse(
-      'note_target_unknown',
-      `Места ${target} нет в действующем релизе курса: возьмите ключ из course_release`,
-      { target, release: active.id },
-    );
-  }
+  if (!place) return noteTargetUnknown(target, active.id);
   const text = n.text.trim();
-  if (!text) return refuse('invalid_note', 'Пустой текст заметки: напишите вопрос куратору', { where: 'text' });
+  if (!text) return invalidNote('empty_note');
   const note = {
     id: newId('note'),
     course: n.course,

@@ -1,9 +1,9 @@
-import { ok, type Release, refuse } from '@studium/contracts';
+import { ok, type Release } from '@studium/contracts';
 import { releaseWarnings } from '@studium/release';
 import { newId } from './domain/ids.ts';
 import { lessonChanges } from './domain/release-diff.ts';
 import { lessonsOf } from './domain/release-index.ts';
-import { courseNotFound } from './refusals.ts';
+import { courseKeyTaken, courseNotFound } from './refusals.ts';
 import type { CourseRow } from './repositories/course.repository.ts';
 import type { ReleaseMeta } from './repositories/release.repository.ts';
 import { changeCourse, type Store } from './store.ts';
@@ -98,20 +98,10 @@ async function findCourse(s: Store, release: Release, p: Publication) {
     const target = await s.courses.lock(p.attach_to);
     if (!target) return courseNotFound(p.attach_to);
     if (target.course_key !== null && target.course_key !== key) {
-      return refuse(
-        'course_key_taken',
-        `У курса ${target.id} уже другой ключ (${target.course_key}): релиз с ключом ${key} к нему не привязать`,
-        { course: target.id, course_key: key, current_key: target.course_key },
-      );
+      return courseKeyTaken(target.id, key, { current_key: target.course_key });
     }
     const holder = target.course_key === null ? await s.courses.lockByKey(key) : undefined;
-    if (holder) {
-      return refuse(
-        'course_key_taken',
-        `Ключ курса ${key} уже у другого курса (${holder.id}): релиз нельзя привязать к ${target.id}`,
-        { course: target.id, course_key: key, holder: holder.id },
-      );
-    }
+    if (holder) return courseKeyTaken(target.id, key, { holder: holder.id });
     return ok(target);
   }
   let course: CourseRow | undefined = await s.courses.lockByKey(key);

@@ -1,5 +1,5 @@
-import { type EventKey, type EventPayload, events } from '@studium/contracts';
-import { addEvent } from '@studium/platform';
+import type { EventKey, EventPayload } from '@studium/contracts';
+import { emitEvent } from '@studium/platform';
 import type { Kysely } from 'kysely';
 import type { CoursesDb } from './db.ts';
 import { type ActiveContent, courseCard } from './domain/card.ts';
@@ -21,7 +21,7 @@ export interface Store {
 }
 
 /** A store over a connection pool or a transaction. */
-export function store(db: Kysely<CoursesDb>): Store {
+function storeOver(db: Kysely<CoursesDb>): Store {
   return {
     courses: new CourseRepository(db),
     releases: new ReleaseRepository(db),
@@ -29,14 +29,29 @@ export function store(db: Kysely<CoursesDb>): Store {
     reports: new ReportRepository(db),
     sessions: new SessionRepository(db),
     async emit(key, payload) {
-      await addEvent(db, events[key].subject, payload);
+      await emitEvent(db, key, payload);
     },
   };
 }
 
 /** Runs fn in one transaction: its writes and events commit together or not at all. */
-export function transaction<T>(db: Kysely<CoursesDb>, fn: (s: Store) => Promise<T>): Promise<T> {
-  return db.transaction().execute((trx) => fn(store(trx)));
+export type Transact = <T>(fn: (s: Store) => Promise<T>) => Promise<T>;
+
+/**
+ * What createApp builds once and hands to every handler: the store over the pool (reads, single
+ * writes) and `transaction` for writes that commit together. Handlers never see Kysely.
+ */
+export interface CoursesDeps {
+  store: Store;
+  transaction: Transact;
+}
+
+/** The store and transactions of the courses schema over one connection pool. */
+export function coursesDeps(db: Kysely<CoursesDb>): CoursesDeps {
+  return {
+    store: storeOver(db),
+    transaction: (fn) => db.transaction().execute((trx) => fn(storeOver(trx))),
+  };
 }
 
 /**

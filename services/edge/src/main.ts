@@ -1,4 +1,4 @@
-import { createBus, createLogger, loadConfig, migrate, openDatabase } from '@studium/platform';
+import { createBus, createLogger, loadConfig, migrate, onShutdown, openDatabase } from '@studium/platform';
 import { Redis } from 'ioredis';
 import { connect } from 'nats';
 import { buildApp } from './app.ts';
@@ -23,16 +23,9 @@ const app = await buildApp({ bus, db: database.db, redis, log, config });
 await app.listen({ host: config.HOST, port: config.PORT });
 log.info({ url: `http://${config.HOST}:${config.PORT}` }, 'edge listening');
 
-let stopping = false;
-async function stop(signal: string) {
-  if (stopping) return;
-  stopping = true;
-  log.info({ signal }, 'stopping');
+onShutdown(log, async () => {
   await app.close();
   await nc.drain();
   redis.disconnect();
   await database.close();
-  process.exit(0);
-}
-process.on('SIGTERM', () => void stop('SIGTERM'));
-process.on('SIGINT', () => void stop('SIGINT'));
+});

@@ -1,18 +1,12 @@
 import {
-  ASSIGNMENT_CHANGED,
   type AssignmentChanged,
-  ENROLLED,
   type Enrolled,
-  MEMBERSHIP_CHANGED,
   type MembershipChanged,
-  ORGANIZATION_CHANGED,
   type OrganizationChanged,
   PlatformRole,
   PRINCIPAL_CHANGED,
-  USER_CREATED,
-  USER_UPDATED,
 } from '@studium/contracts';
-import { addEvent } from '@studium/platform';
+import { emitEvent } from '@studium/platform';
 import type { Kysely } from 'kysely';
 import type { NatsConnection } from 'nats';
 import type { EnrollmentDb } from './db.ts';
@@ -64,7 +58,11 @@ export class EnrollmentAdmin {
     await this.db.transaction().execute(async (trx) => {
       const created = await new IdentityRepository(trx).upsertUser({ id, full_name: fullName, roles });
       const at = new Date().toISOString();
-      await addEvent(trx, created ? USER_CREATED : USER_UPDATED, { user: id, full_name: fullName, at });
+      await emitEvent(trx, created ? 'enrollment.user_created' : 'enrollment.user_updated', {
+        user: id,
+        full_name: fullName,
+        at,
+      });
     });
     this.changed(id);
   }
@@ -102,7 +100,7 @@ export class EnrollmentAdmin {
       suspended: row.suspended,
       at: new Date().toISOString(),
     };
-    await addEvent(trx, ORGANIZATION_CHANGED, event);
+    await emitEvent(trx, 'enrollment.organization_changed', event);
   }
 
   /** Announces a membership's role, or null when the user left (reporting's read model). */
@@ -113,7 +111,7 @@ export class EnrollmentAdmin {
     role: MembershipChanged['role'],
   ) {
     const event: MembershipChanged = { organization: org, user, role, at: new Date().toISOString() };
-    await addEvent(trx, MEMBERSHIP_CHANGED, event);
+    await emitEvent(trx, 'enrollment.membership_changed', event);
   }
 
   /** Adds a user to an organization as manager or member. */
@@ -237,7 +235,7 @@ export class EnrollmentAdmin {
           self_enrolled: false,
           at: row.enrolled_at,
         };
-        await addEvent(trx, ENROLLED, event);
+        await emitEvent(trx, 'enrollment.enrolled', event);
       }
       const assignment: AssignmentChanged = {
         user,
@@ -248,7 +246,7 @@ export class EnrollmentAdmin {
         deadline,
         at: new Date().toISOString(),
       };
-      await addEvent(trx, ASSIGNMENT_CHANGED, assignment);
+      await emitEvent(trx, 'enrollment.assignment_changed', assignment);
       return { created: row.created };
     });
   }
@@ -264,7 +262,7 @@ export class EnrollmentAdmin {
       let n = 0;
       const users = await trx.selectFrom('users').select(['id', 'full_name']).execute();
       for (const u of users)
-        n += Number(!!(await addEvent(trx, USER_UPDATED, { user: u.id, full_name: u.full_name, at })));
+        n += Number(!!(await emitEvent(trx, 'enrollment.user_updated', { user: u.id, full_name: u.full_name, at })));
       const orgs = await trx.selectFrom('organizations').select('name').execute();
       for (const o of orgs) {
         await this.organizationChanged(trx, o.name);
@@ -284,7 +282,7 @@ export class EnrollmentAdmin {
           self_enrolled: e.self_enrolled,
           at: e.enrolled_at,
         };
-        await addEvent(trx, ENROLLED, enrolled);
+        await emitEvent(trx, 'enrollment.enrolled', enrolled);
         n++;
         if (e.self_enrolled || !e.organization) continue;
         const assignment: AssignmentChanged = {
@@ -296,7 +294,7 @@ export class EnrollmentAdmin {
           deadline: e.deadline,
           at,
         };
-        await addEvent(trx, ASSIGNMENT_CHANGED, assignment);
+        await emitEvent(trx, 'enrollment.assignment_changed', assignment);
         n++;
       }
       return n;

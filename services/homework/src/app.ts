@@ -30,7 +30,14 @@ export interface HomeworkApp extends App {
  * Registers the homework handlers (student tools, curator review, the lessons service's context
  * operations) and starts the outbox relay and the consumer of lesson events.
  */
-export async function createApp({ bus, nc, database, log, config }: ServiceDeps<HomeworkDb>): Promise<HomeworkApp> {
+export async function createApp({
+  bus,
+  nc,
+  database,
+  log,
+  config,
+  metrics,
+}: ServiceDeps<HomeworkDb>): Promise<HomeworkApp> {
   const cfg = HomeworkConfig.parse(config ?? {});
   const db = database.db;
   const documents = new DocumentRepository(db);
@@ -39,7 +46,16 @@ export async function createApp({ bus, nc, database, log, config }: ServiceDeps<
   const signer = { publicUrl: cfg.PUBLIC_URL, secret: cfg.FILE_URL_SECRET, ttlS: cfg.FILE_URL_TTL_S };
   const files = new FileStore(nc, bus.prefix);
   const relay = await startRelay({ nc, pool: database.pool, schema: database.schema, prefix: bus.prefix, log });
-  const consumer = await startLessonConsumer({ nc, prefix: bus.prefix, db, log, gateway });
+  const consumer = await startLessonConsumer({
+    nc,
+    prefix: bus.prefix,
+    db,
+    log,
+    gateway,
+    metrics,
+    maxAttempts: cfg.CONSUMER_MAX_ATTEMPTS,
+    retryDelayMs: cfg.CONSUMER_RETRY_MS,
+  });
   const sweep = startOrphanSweep({
     db,
     files,

@@ -1,5 +1,5 @@
-import { events, ok } from '@studium/contracts';
-import { addEvent } from '@studium/platform';
+import { ok } from '@studium/contracts';
+import { emitEvent } from '@studium/platform';
 import type { Kysely, Transaction } from 'kysely';
 import type { LessonInCourse } from './courses.ts';
 import type { HomeworkDb } from './db.ts';
@@ -38,7 +38,7 @@ export async function emitChange(
   by: string | null,
   comment: string | null,
 ) {
-  await addEvent(trx, events[key].subject, {
+  await emitEvent(trx, key, {
     submission: row.id,
     user: row.user_id,
     course: row.course,

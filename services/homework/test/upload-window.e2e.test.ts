@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createTestEnv, type TestEnv } from '@studium/testing';
-import puppeteer, { type Browser } from 'puppeteer-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM } from '../../../scripts/ensure-chromium.ts';
+import { launchChromium } from '../../../test/support/browser.ts';
 import { startEdge } from '../../../test/support/stack.ts';
 import { startHomeworkStack } from './support/stack.ts';
 
@@ -35,11 +35,7 @@ beforeAll(async () => {
       requestInit: { headers: { Authorization: `Bearer ${token}` } },
     }),
   );
-  browser = await puppeteer.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--headless=new', '--disable-gpu', '--disable-dev-shm-usage'],
-  });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {
@@ -97,12 +93,11 @@ describe('the upload window in Chromium', () => {
       return client.callTool(params);
     });
     await page.setContent(HOST);
-    await page.evaluate(
-      (h, i, r) => (window as unknown as { start: (...a: unknown[]) => void }).start(h, i, r),
+    await page.evaluate(([h, i, r]) => (window as unknown as { start: (...a: unknown[]) => void }).start(h, i, r), [
       html,
       input,
       opened,
-    );
+    ] as const);
     const frame = await (await page.waitForSelector('#app'))?.contentFrame();
     if (!frame) throw new Error('no window frame');
     await frame.waitForFunction(() => document.getElementById('title')?.textContent?.includes('Текст или файлы'));

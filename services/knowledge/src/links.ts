@@ -1,6 +1,5 @@
-import { refuse } from '@studium/contracts';
 import type { Kb } from './kb.ts';
-import { noteNotFound } from './refusals.ts';
+import { crossSpaceLink, linkTargetMissing, noteNotFound } from './refusals.ts';
 import { type LinkRepository, linkView } from './repositories/link.repository.ts';
 import { isUuid, type NoteRepository, type NoteRow } from './repositories/note.repository.ts';
 import type { ProjectRow } from './repositories/project.repository.ts';
@@ -24,29 +23,19 @@ export async function addLink(
   visible: (n: NoteRow) => boolean,
 ) {
   const type = req.type.trim();
-  if (!type) return refuse('linkTargetMissing', 'Байланыс түрі (type) бос болмауы керек', { field: 'type' });
+  if (!type) return linkTargetMissing('type');
   const fromSpace = projects.find((p) => p.id === from.project)?.space ?? null;
   if (req.to) {
     const target = isUuid(req.to) ? await r.notes.get(req.to) : undefined;
     if (!target || target.deleted_at || !visible(target)) return noteNotFound(req.to);
     const toSpace = projects.find((p) => p.id === target.project)?.space ?? null;
-    if (!fromSpace || fromSpace !== toSpace) {
-      return refuse(
-        'crossSpaceLink',
-        'Екі жазба да бір кеңістікте болуға тиіс: басқа кеңістіктегі жазбаға байланыс болмайды',
-        {
-          from: from.id,
-          to: target.id,
-        },
-      );
-    }
+    if (!fromSpace || fromSpace !== toSpace) return crossSpaceLink(from.id, target.id);
     const { link } = await r.links.add({ from: from.id, type, to: target.id, toTitle: null, origin: 'tool' });
     return { ok: true as const, link: linkView(link) };
   }
   const title = req.toTitle?.replace(/^\[\[|\]\]$/g, '').trim();
-  if (!title) return refuse('linkTargetMissing', 'Нысана керек: to (id) немесе toTitle (тақырып)', {});
-  if (!from.project)
-    return refuse('crossSpaceLink', 'Жеке жадтағы жазбадан тақырып бойынша байланыс болмайды', { from: from.id });
+  if (!title) return linkTargetMissing('target');
+  if (!from.project) return crossSpaceLink(from.id);
   const target = await r.notes.resolveTitle(from.project, title);
   const { link } = await r.links.add({ from: from.id, type, to: target?.id ?? null, toTitle: title, origin: 'tool' });
   return { ok: true as const, link: linkView(link) };

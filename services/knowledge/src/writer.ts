@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { KB_NOTE_CHANGED, type KbNoteChanged, ok, type refuse } from '@studium/contracts';
-import { addEvent, addEventsFrom, type CallContext, checkDeadline, Failure, type Logger } from '@studium/platform';
+import { type KbNoteChanged, ok, type refuse } from '@studium/contracts';
+import { type CallContext, checkDeadline, emitEvent, emitEventsFrom, Failure, type Logger } from '@studium/platform';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { KnowledgeDb } from './db.ts';
 import { detectLanguage } from './domain/language.ts';
@@ -113,7 +113,7 @@ export class Writer {
       by_kind: by.kind,
       at: new Date().toISOString(),
     };
-    await addEvent(trx, KB_NOTE_CHANGED, event);
+    await emitEvent(trx, 'knowledge.kb_note_changed', event);
   }
 
   /** Rebuilds the links of a note's body: each [[Title]] resolved in the project, or a forward reference. */
@@ -272,9 +272,9 @@ export class Writer {
       await r.activity.recordMany(ids, 'moved', by.user, by.kind);
       // The event `recorded` writes for each note (KbNoteChanged), built in SQL.
       const at = new Date().toISOString();
-      await addEventsFrom(
+      await emitEventsFrom(
         trx,
-        KB_NOTE_CHANGED,
+        'knowledge.kb_note_changed',
         sql`select jsonb_build_object('note', id, 'class', class, 'project', ${project.handle}::text,
             'space', ${project.space}::text, 'action', 'moved', 'version', version, 'by', ${by.user}::text,
             'by_kind', ${by.kind}::text, 'at', ${at}::text) as data, id as ord

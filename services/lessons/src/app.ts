@@ -31,7 +31,14 @@ export interface LessonsApp extends App {
 }
 
 /** Registers the lesson tools on the bus and starts the outbox relay and the release consumer. */
-export async function createApp({ bus, nc, database, log, config }: ServiceDeps<LessonsDb>): Promise<LessonsApp> {
+export async function createApp({
+  bus,
+  nc,
+  database,
+  log,
+  config,
+  metrics,
+}: ServiceDeps<LessonsDb>): Promise<LessonsApp> {
   // Tests hand an empty config; every setting has a default.
   const cfg = LessonsConfig.parse(config ?? {});
   const db = database.db;
@@ -49,7 +56,7 @@ export async function createApp({ bus, nc, database, log, config }: ServiceDeps<
     access: new AccessCache(bus, cfg.ACCESS_CACHE_MS),
   };
   const relay = await startRelay({ nc, pool: database.pool, schema: database.schema, prefix: bus.prefix, log });
-  const consumer = await startReleaseConsumer(deps, nc);
+  const consumer = await startReleaseConsumer(deps, nc, metrics);
   const service = await bus.serve('lessons', [
     ...startLessonHandlers(deps),
     lessonItemHandler(deps),

@@ -1,5 +1,5 @@
 import { type CourseAccess, type LessonPassed, lessonId, type QuizAttemptCancelled } from '@studium/contracts';
-import { addEvent } from '@studium/platform';
+import { emitEvent } from '@studium/platform';
 import type { CancelReason } from './db.ts';
 import type { LessonsDeps } from './deps.ts';
 import { nextOpenLesson } from './domain/opening.ts';
@@ -7,7 +7,6 @@ import type { LoadedRelease } from './releases.ts';
 import type { Attempt } from './repositories/attempt.repository.ts';
 import type { Run } from './repositories/run.repository.ts';
 import type { Session } from './repositories/session.repository.ts';
-import { LESSON_PASSED, QUIZ_ATTEMPT_CANCELLED } from './subjects.ts';
 import { eventBase, type Trx } from './write.ts';
 
 /**
@@ -41,7 +40,7 @@ export async function passRun(
     lessons_total: v.active.order.length,
     course_completed: inRelease === v.active.order.length,
   };
-  await addEvent(trx, LESSON_PASSED, event);
+  await emitEvent(trx, 'lessons.lesson_passed', event);
   return passed;
 }
 
@@ -69,5 +68,5 @@ export async function cancelAttempt(
     number: attempt.number,
     reason,
   };
-  await addEvent(trx, QUIZ_ATTEMPT_CANCELLED, event);
+  await emitEvent(trx, 'lessons.quiz_attempt_cancelled', event);
 }

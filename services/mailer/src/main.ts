@@ -1,4 +1,4 @@
-import { createLogger, createMetrics, loadConfig, startHealthServer } from '@studium/platform';
+import { createLogger, createMetrics, loadConfig, onShutdown, startHealthServer } from '@studium/platform';
 import { createMailer } from './app.ts';
 import { MailerConfig, releaseMailQueueName } from './config.ts';
 import { createSender } from './sender.ts';
@@ -27,15 +27,8 @@ log.info(
   'service started',
 );
 
-let stopping = false;
-async function stop(signal: string) {
-  if (stopping) return;
-  stopping = true;
-  log.info({ signal }, 'stopping');
+onShutdown(log, async () => {
   health?.close();
   await mailer.stop();
   sender.close();
-  process.exit(0);
-}
-process.on('SIGTERM', () => void stop('SIGTERM'));
-process.on('SIGINT', () => void stop('SIGINT'));
+});

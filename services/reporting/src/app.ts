@@ -32,7 +32,15 @@ export async function createApp({
   const cfg = ReportingConfig.parse(config ?? {});
   await ensureGeneration(database.db, database.pool);
   const reports = new ReportRepository(database.db);
-  const consumer = await startLiveConsumer({ nc, prefix: bus.prefix, db: database.db, log, metrics });
+  const consumer = await startLiveConsumer({
+    nc,
+    prefix: bus.prefix,
+    db: database.db,
+    log,
+    metrics,
+    maxAttempts: cfg.EVENT_MAX_ATTEMPTS,
+    retryDelayMs: cfg.EVENT_RETRY_DELAY_MS,
+  });
   const service = await bus.serve('reporting', [
     getMyProgressHandler(reports),
     orgReportHandler(reports, Math.min(cfg.REPORT_PAGE_DEFAULT, ORG_REPORT_PAGE.max)),

@@ -1,7 +1,9 @@
 import { events, org_report, student_detail } from '@studium/contracts';
+import { listDeadLetters } from '@studium/platform';
 import { createTestEnv, eventually, type TestEnv } from '@studium/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishEvents } from '../../enrollment/test/support/cards.ts';
+import { REPORTING_CONSUMER } from '../src/live-consumer.ts';
 import { call, courseCard, lessonEvents, SUBJECTS, startReporting, who } from './support/reporting.ts';
 
 let env: TestEnv;
@@ -72,5 +74,29 @@ describe('freshness', () => {
     const count = Number(/^reporting_event_lag_seconds_count(?:\{[^}]*\})? (\d+)/m.exec(text)?.[1] ?? 0);
     expect(count).toBeGreaterThanOrEqual(9);
     expect(text).toContain('reporting_event_lag_seconds_bucket{le="1"}');
+    expect(Number(/^reporting_batch_events_sum(?:\{[^}]*\})? (\d+)/m.exec(text)?.[1] ?? 0)).toBeGreaterThanOrEqual(9);
+  });
+
+  it('parks a malformed event in dead_letters with the reason and goes on with the next one', async () => {
+    // A publisher bug: a name change without the name.
+    const [bad] = await publishEvents(env, events['enrollment.user_updated'].subject, [{ user: 'emp@t', at: now() }]);
+    await publishEvents(env, events['enrollment.user_updated'].subject, [
+      { user: 'emp@t', full_name: 'Сотрудник Переименованный', at: now() },
+    ]);
+    await eventually(async () => {
+      const r = await call(env, student_detail, who('lead@t'), { user: 'emp@t' });
+      expect(r.ok && r.data.full_name).toBe('Сотрудник Переименованный');
+    });
+    const parked = await eventually(async () => {
+      const rows = (await listDeadLetters(reporting.database.pool)).filter((d) => d.msg_id === bad.id);
+      expect(rows).toHaveLength(1);
+      return rows[0];
+    });
+    expect(parked).toMatchObject({ consumer: REPORTING_CONSUMER, attempts: 1, replayed_at: null });
+    expect(parked.error).toContain('malformed evt.enrollment.user_updated payload');
+    expect(parked.error).toContain('full_name');
+    expect(await reporting.metrics.getSingleMetricAsString('studium_dead_letters_total')).toContain(
+      `consumer="${REPORTING_CONSUMER}"} 1`,
+    );
   });
 });

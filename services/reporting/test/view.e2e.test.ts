@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createTestEnv, type TestEnv } from '@studium/testing';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../../../test/support/browser.ts';
 import { startEdge, startEnrollment } from '../../../test/support/stack.ts';
 import { LARGE, seedLargeOrganization } from './support/large-org.ts';
 import { startReporting } from './support/reporting.ts';
@@ -61,13 +62,8 @@ beforeAll(async () => {
       requestInit: { headers: { Authorization: `Bearer ${token}` } },
     }),
   );
-  browser = await puppeteer.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--no-sandbox', '--headless=new', '--disable-gpu', '--disable-dev-shm-usage'],
-    headless: true,
-  });
-  page = await browser.newPage();
-  await page.setViewport({ width: 1400, height: 900 });
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   await page.exposeFunction('callTool', async (params: string) => {
     const p = JSON.parse(params) as { name: string; arguments?: Record<string, unknown> };
     return JSON.stringify(await client.callTool({ name: p.name, arguments: p.arguments ?? {} }));
@@ -117,18 +113,13 @@ describe('org_report MCP Apps view', () => {
     const args = { limit: 500 };
     const result = await client.callTool({ name: 'org_report', arguments: args });
     await page.evaluate(
-      (h, first) => (window as unknown as { openView: (a: string, b: unknown) => void }).openView(h, first),
-      html,
-      {
-        args,
-        result,
-      },
+      ([h, first]) => (window as unknown as { openView: (a: string, b: unknown) => void }).openView(h, first),
+      [html, { args, result }] as const,
     );
     await page.waitForFunction(
       () => document.querySelector('iframe')?.contentDocument?.querySelectorAll('#rows tr').length === 500,
-      {
-        timeout: 30_000,
-      },
+      undefined,
+      { timeout: 30_000 },
     );
     let { frame, list } = await rows();
     expect(await frame.$eval('.card[data-key=people] b', (b) => b.textContent)).toBe('5000');
@@ -142,11 +133,12 @@ describe('org_report MCP Apps view', () => {
     expect(users).toEqual([...users].sort().reverse());
     expect(await frame.$eval('th[data-key=full_name]', (th) => th.getAttribute('aria-sort'))).toBe('descending');
     // Filter by status: the view asks the server again through the host.
-    await frame.select('#status', 'not_started');
+    await frame.selectOption('#status', { value: 'not_started' });
     await frame.waitForFunction(
       () =>
         !document.body.dataset.loading &&
         Array.from(document.querySelectorAll('#rows .status')).every((s) => s.classList.contains('not_started')),
+      undefined,
       { timeout: 30_000 },
     );
     ({ list } = await rows());
@@ -158,12 +150,11 @@ describe('org_report MCP Apps view', () => {
     expect(list.length).toBeGreaterThan(0);
     expect(list.every((r) => r.overdue && r.status === 'not_started')).toBe(true);
     await frame.click('#overdue');
-    await frame.select('#status', '');
+    await frame.selectOption('#status', { value: '' });
     await frame.waitForFunction(
       () => !document.body.dataset.loading && document.querySelectorAll('#rows .status.completed').length > 0,
-      {
-        timeout: 30_000,
-      },
+      undefined,
+      { timeout: 30_000 },
     );
     await frame.click('th[data-key=full_name]');
     await mkdir(resolve(SCREENSHOT, '..'), { recursive: true });

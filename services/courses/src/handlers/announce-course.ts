@@ -1,29 +1,27 @@
-import { announce_course, ok, refuse } from '@studium/contracts';
+import { announce_course, ok } from '@studium/contracts';
 import { endpoint } from '@studium/platform';
-import type { Kysely } from 'kysely';
 import { author } from '../access.ts';
-import type { CoursesDb } from '../db.ts';
 import { catalogObjectives } from '../domain/card.ts';
-import { courseFromRelease, courseHasContent, courseNotFound } from '../refusals.ts';
-import { changeCourse, transaction } from '../store.ts';
+import {
+  courseAlreadyPublished,
+  courseFromRelease,
+  courseHasContent,
+  courseNotFound,
+  courseObjectivesMissing,
+} from '../refusals.ts';
+import { type CoursesDeps, changeCourse } from '../store.ts';
 
 /**
  * announce_course: shows the course in the catalog as an announcement. A course without release
  * keeps its own goals (a new list replaces the old one); a released course shows its chapter titles.
  */
-export function announceCourseHandler(db: Kysely<CoursesDb>) {
+export function announceCourseHandler({ transaction }: CoursesDeps) {
   return endpoint(announce_course, async (args, ctx) => {
     const who = author(ctx);
-    return transaction(db, async (s) => {
+    return transaction(async (s) => {
       const course = await s.courses.lock(args.course);
       if (!course) return courseNotFound(args.course);
-      if (course.status === 'published') {
-        return refuse(
-          'course_already_published',
-          'Курс уже открыт ученикам и анонсом не станет: снять его можно unpublish_course',
-          { course: course.id },
-        );
-      }
+      if (course.status === 'published') return courseAlreadyPublished(course.id);
       const given = args.objectives?.map((o) => o.trim()).filter(Boolean);
       const active = await s.releases.active(course.id);
       let own = course.objectives;
@@ -32,13 +30,7 @@ export function announceCourseHandler(db: Kysely<CoursesDb>) {
       } else {
         if (course.legacy_lessons > 0) return courseHasContent(course.id, course.legacy_lessons);
         own = given?.length ? given : course.objectives;
-        if (!own.length) {
-          return refuse(
-            'course_objectives_missing',
-            'У курса без релиза нет целей: передайте objectives — цели списком строк',
-            { course: course.id, where: 'objectives' },
-          );
-        }
+        if (!own.length) return courseObjectivesMissing(course.id);
       }
       const objectives = catalogObjectives(own, active?.content ?? null);
       const changed = course.status !== 'upcoming' || JSON.stringify(own) !== JSON.stringify(course.objectives);

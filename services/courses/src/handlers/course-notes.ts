@@ -1,28 +1,22 @@
-import { course_notes, NOTE_STATUSES, ok, refuse } from '@studium/contracts';
+import { course_notes, NOTE_STATUSES, ok } from '@studium/contracts';
 import { endpoint } from '@studium/platform';
-import type { Kysely } from 'kysely';
 import { author } from '../access.ts';
-import type { CoursesDb, NoteStatus } from '../db.ts';
+import type { NoteStatus } from '../db.ts';
 import { notePlace } from '../domain/note-view.ts';
 import { indexRelease } from '../domain/release-index.ts';
-import { courseNotFound } from '../refusals.ts';
-import { store } from '../store.ts';
+import { courseNotFound, invalidNote } from '../refusals.ts';
+import type { CoursesDeps } from '../store.ts';
 
 /**
  * course_notes: the curator's notes, oldest first, labelled by the active release. A course
  * without release is no refusal: its notes are only archived ones (missing: true).
  */
-export function courseNotesHandler(db: Kysely<CoursesDb>) {
-  const s = store(db);
+export function courseNotesHandler({ store: s }: CoursesDeps) {
   return endpoint(course_notes, async (args, ctx) => {
     author(ctx);
     const status = args.status === undefined ? 'open' : args.status;
     if (status !== null && !(NOTE_STATUSES as readonly string[]).includes(status)) {
-      return refuse('invalid_note', `Статуса заметки ${status} нет: open, done, accepted или null — все`, {
-        where: 'status',
-        status,
-        allowed: [...NOTE_STATUSES, null],
-      });
+      return invalidNote({ status });
     }
     if (!(await s.courses.find(args.course))) return courseNotFound(args.course);
     const [active, rows] = await Promise.all([

@@ -1,19 +1,16 @@
-import { course_release, ok, refuse } from '@studium/contracts';
+import { course_release, ok } from '@studium/contracts';
 import { endpoint } from '@studium/platform';
-import type { Kysely } from 'kysely';
 import { author } from '../access.ts';
-import type { CoursesDb } from '../db.ts';
 import { lessonsOf } from '../domain/release-index.ts';
 import { agentPackage, chaptersView, documentView, lessonView } from '../domain/release-view.ts';
-import { courseNotFound, courseNotReleased } from '../refusals.ts';
-import { store } from '../store.ts';
+import { courseNotFound, courseNotReleased, lessonNotInRelease } from '../refusals.ts';
+import type { CoursesDeps } from '../store.ts';
 
 /**
  * course_release: the active release with quiz answers — author roles only (403 for anyone else,
  * even if a call got past the edge). With `lesson`: that lesson and its agent package.
  */
-export function courseReleaseHandler(db: Kysely<CoursesDb>) {
-  const s = store(db);
+export function courseReleaseHandler({ store: s }: CoursesDeps) {
   return endpoint(course_release, async (args, ctx) => {
     author(ctx);
     const course = await s.courses.find(args.course);
@@ -40,13 +37,7 @@ export function courseReleaseHandler(db: Kysely<CoursesDb>) {
       });
     }
     const found = lessons.find((l) => l.lesson.key === args.lesson);
-    if (!found) {
-      return refuse(
-        'lesson_not_in_release',
-        `Урока ${args.lesson} нет в действующем релизе курса: возьмите ключ из course_release без lesson`,
-        { course: course.id, lesson_key: args.lesson, release: active.id },
-      );
-    }
+    if (!found) return lessonNotInRelease(course.id, args.lesson, active.id);
     return ok({ course: card, lesson: lessonView(release, found), agent: agentPackage(release, found.lesson) });
   });
 }

@@ -1,14 +1,11 @@
 import { course_releases, ok } from '@studium/contracts';
 import { endpoint } from '@studium/platform';
-import type { Kysely } from 'kysely';
 import { author } from '../access.ts';
-import type { CoursesDb } from '../db.ts';
 import { courseNotFound } from '../refusals.ts';
-import { store } from '../store.ts';
+import type { CoursesDeps } from '../store.ts';
 
 /** course_releases: the course's versions, newest first (content is kept for the active one only). */
-export function courseReleasesHandler(db: Kysely<CoursesDb>) {
-  const s = store(db);
+export function courseReleasesHandler({ store: s }: CoursesDeps) {
   return endpoint(course_releases, async (args, ctx) => {
     author(ctx);
     if (!(await s.courses.find(args.course))) return courseNotFound(args.course);

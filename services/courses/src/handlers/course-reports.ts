@@ -1,13 +1,11 @@
 import { course_reports, LIMITS, ok } from '@studium/contracts';
 import { endpoint } from '@studium/platform';
-import type { Kysely } from 'kysely';
 import { author } from '../access.ts';
-import type { CoursesDb, ReportStatus } from '../db.ts';
+import type { ReportStatus } from '../db.ts';
 import { isReportKind, REPORT_FILTERS } from '../domain/report-rules.ts';
 import { curatorReportView } from '../domain/report-view.ts';
-import { courseNotFound } from '../refusals.ts';
-import { unknownReportKind, unknownReportStatus } from '../report-refusals.ts';
-import { store } from '../store.ts';
+import { courseNotFound, unknownReportKind, unknownReportStatus } from '../refusals.ts';
+import type { CoursesDeps } from '../store.ts';
 
 type Filter = (typeof REPORT_FILTERS)[number];
 
@@ -17,8 +15,7 @@ function statusesOf(filter: Filter): readonly ReportStatus[] {
 }
 
 /** course_reports: the course's fifty freshest reports by kind, lesson key and status; never who sent them. */
-export function courseReportsHandler(db: Kysely<CoursesDb>) {
-  const s = store(db);
+export function courseReportsHandler({ store: s }: CoursesDeps) {
   return endpoint(course_reports, async (args, ctx) => {
     author(ctx);
     if (args.kind !== undefined && !isReportKind(args.kind)) return unknownReportKind(args.kind);

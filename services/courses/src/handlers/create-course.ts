@@ -1,17 +1,15 @@
 import { create_course, ok } from '@studium/contracts';
 import { endpoint } from '@studium/platform';
-import type { Kysely } from 'kysely';
 import { author } from '../access.ts';
-import type { CoursesDb } from '../db.ts';
 import { courseCard } from '../domain/card.ts';
 import { newId } from '../domain/ids.ts';
-import { transaction } from '../store.ts';
+import type { CoursesDeps } from '../store.ts';
 
 /** create_course: a draft course without lessons, for an announcement; its creator is its instructor. */
-export function createCourseHandler(db: Kysely<CoursesDb>) {
+export function createCourseHandler({ transaction }: CoursesDeps) {
   return endpoint(create_course, async ({ title, summary, description }, ctx) => {
     const who = author(ctx);
-    const row = await transaction(db, async (s) => {
+    const row = await transaction(async (s) => {
       const row = await s.courses.insert({
         id: newId('crs'),
         course_key: null,

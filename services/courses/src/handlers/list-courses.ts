@@ -1,16 +1,13 @@
 import { list_courses, ok } from '@studium/contracts';
 import { endpoint } from '@studium/platform';
-import type { Kysely } from 'kysely';
 import { author } from '../access.ts';
-import type { CoursesDb } from '../db.ts';
-import { CourseRepository } from '../repositories/course.repository.ts';
+import type { CoursesDeps } from '../store.ts';
 
 /** list_courses: drafts, announcements and open courses, newest first (one query). */
-export function listCoursesHandler(db: Kysely<CoursesDb>) {
-  const courses = new CourseRepository(db);
+export function listCoursesHandler({ store: s }: CoursesDeps) {
   return endpoint(list_courses, async ({ published }, ctx) => {
     author(ctx);
-    const rows = await courses.list(published);
+    const rows = await s.courses.list(published);
     return ok({
       courses: rows.map((r) => ({
         course: r.id,

@@ -1,10 +1,8 @@
 import { notifySubscribers, ok, publish_course } from '@studium/contracts';
 import { type Bus, endpoint, Failure } from '@studium/platform';
-import type { Kysely } from 'kysely';
 import { author } from '../access.ts';
-import type { CoursesDb } from '../db.ts';
 import { courseNotFound, courseNotReleased } from '../refusals.ts';
-import { changeCourse, transaction } from '../store.ts';
+import { type CoursesDeps, changeCourse } from '../store.ts';
 
 /**
  * publish_course: opens a released course to students, then asks enrollment to e-mail the
@@ -15,10 +13,10 @@ import { changeCourse, transaction } from '../store.ts';
  * (publish_course again) asks enrollment again and reports the e-mails then. Every call on an open
  * course that was ever announced asks, which is harmless: nobody pending means `notified: 0`.
  */
-export function publishCourseHandler(db: Kysely<CoursesDb>, bus: Bus) {
+export function publishCourseHandler({ transaction }: CoursesDeps, bus: Bus) {
   return endpoint(publish_course, async (args, ctx) => {
     const who = author(ctx);
-    const opened = await transaction(db, async (s) => {
+    const opened = await transaction(async (s) => {
       const course = await s.courses.lock(args.course);
       if (!course) return courseNotFound(args.course);
       const active = await s.releases.active(course.id);

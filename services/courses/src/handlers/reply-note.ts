@@ -1,24 +1,22 @@
-import { ok, refuse, reply_note } from '@studium/contracts';
+import { ok, reply_note } from '@studium/contracts';
 import { endpoint } from '@studium/platform';
-import type { Kysely } from 'kysely';
 import { author } from '../access.ts';
-import type { CoursesDb } from '../db.ts';
 import { noteState } from '../domain/note-view.ts';
-import { noteNotFound } from '../refusals.ts';
-import { transaction } from '../store.ts';
+import { invalidNote, noteNotFound } from '../refusals.ts';
+import type { CoursesDeps } from '../store.ts';
 
 /**
  * reply_note: a reply in the note's thread; the status stays and the curator moves next (an
  * accepted note keeps waiting on nobody: the curator reads the reply in the cabinet).
  */
-export function replyNoteHandler(db: Kysely<CoursesDb>) {
+export function replyNoteHandler({ transaction }: CoursesDeps) {
   return endpoint(reply_note, async (args, ctx) => {
     const who = author(ctx);
     const text = args.text.trim();
-    return transaction(db, async (s) => {
+    return transaction(async (s) => {
       const note = await s.notes.lock(args.note);
       if (!note) return noteNotFound(args.note);
-      if (!text) return refuse('invalid_note', 'Пустой ответ: напишите текст для нити заметки', { where: 'text' });
+      if (!text) return invalidNote('empty_reply');
       await s.notes.addReply(note.id, who.user, text);
       return ok(noteState(await s.notes.setState(note.id, note.status, note.status === 'accepted' ? null : 'author')));
     });

@@ -1,13 +1,11 @@
 import { lessonId, ok, report_issue } from '@studium/contracts';
 import { endpoint } from '@studium/platform';
-import type { Kysely } from 'kysely';
 import { student } from '../access.ts';
-import type { CoursesDb } from '../db.ts';
 import { indexRelease } from '../domain/release-index.ts';
 import { isReportKind, reportObjective, reportText } from '../domain/report-rules.ts';
-import { notYourSession, questionMismatch, reportTextRequired, unknownReportKind } from '../report-refusals.ts';
+import { notYourSession, questionMismatch, reportTextRequired, unknownReportKind } from '../refusals.ts';
 import type { SessionRow } from '../repositories/session.repository.ts';
-import { type Store, store, transaction } from '../store.ts';
+import type { CoursesDeps, Store } from '../store.ts';
 
 /** How long report_issue waits for a session whose session_started event is still on its way. */
 const SESSION_WAIT_MS = 1500;
@@ -29,8 +27,7 @@ async function findSession(s: Store, session: string): Promise<SessionRow | unde
  * report_issue: the session's owner reports on its lesson. Course, lesson and space come from
  * the session; release is the course's active release now; a question must be of this lesson's quiz.
  */
-export function reportIssueHandler(db: Kysely<CoursesDb>) {
-  const s = store(db);
+export function reportIssueHandler({ store: s, transaction }: CoursesDeps) {
   return endpoint(report_issue, async (args, ctx) => {
     const who = student(ctx);
     if (!isReportKind(args.kind)) return unknownReportKind(args.kind);
@@ -49,7 +46,7 @@ export function reportIssueHandler(db: Kysely<CoursesDb>) {
     if (question !== null && !lesson?.quiz?.questions.some((q) => q.key === question)) {
       return questionMismatch(question, session.lesson_key);
     }
-    return transaction(db, async (t) => {
+    return transaction(async (t) => {
       const row = await t.reports.insert({
         course: session.course,
         user_id: who.user,

@@ -1,8 +1,6 @@
-import { ok, refuse, resolve_report } from '@studium/contracts';
+import { ok, resolve_report } from '@studium/contracts';
 import { endpoint } from '@studium/platform';
-import type { Kysely } from 'kysely';
 import { author } from '../access.ts';
-import type { CoursesDb } from '../db.ts';
 import {
   allowedTransitions,
   cut,
@@ -11,15 +9,22 @@ import {
   parseReportNumber,
   RESOLUTION_LIMIT,
 } from '../domain/report-rules.ts';
-import { reportNotFound, unknownReportStatus } from '../report-refusals.ts';
-import { transaction } from '../store.ts';
+import {
+  duplicateOfRequired,
+  invalidDuplicateOf,
+  invalidReportTransition,
+  reportNotFound,
+  reportResolutionRequired,
+  unknownReportStatus,
+} from '../refusals.ts';
+import type { CoursesDeps } from '../store.ts';
 
 /**
  * resolve_report: moves a report by the spec's transitions and overwrites the answer to the
  * student; a closing (fixed, rejected, duplicate) sets resolved_at and makes the report reach the
  * student again through closed_reports.
  */
-export function resolveReportHandler(db: Kysely<CoursesDb>) {
+export function resolveReportHandler({ transaction }: CoursesDeps) {
   return endpoint(resolve_report, async (args, ctx) => {
     const who = author(ctx);
     const id = parseReportNumber(args.report);
@@ -27,34 +32,17 @@ export function resolveReportHandler(db: Kysely<CoursesDb>) {
     const status = args.status;
     if (!isResolveStatus(status)) return unknownReportStatus(status, true);
     const resolution = cut((args.resolution ?? '').trim(), RESOLUTION_LIMIT).trim() || null;
-    return transaction(db, async (s) => {
+    return transaction(async (s) => {
       const report = await s.reports.lock(id);
       if (!report) return reportNotFound(args.report);
       const allowed = allowedTransitions(report.status);
       if (!allowed.includes(status)) {
-        return refuse(
-          'invalid_report_transition',
-          isClosed(report.status)
-            ? `Репорт уже закрыт (${report.status}): его можно только вернуть в in_progress`
-            : `Репорт уже в статусе ${report.status}: выберите другой из allowed`,
-          { report: id, status: report.status, requested: status, allowed },
-        );
+        return invalidReportTransition(id, report.status, status, allowed, isClosed(report.status));
       }
-      if ((status === 'fixed' || status === 'rejected') && !resolution) {
-        return refuse(
-          'report_resolution_required',
-          'Напишите ученику ответ: что поменялось в курсе или почему курс остаётся прежним',
-          { report: id, status, where: 'resolution' },
-        );
-      }
+      if ((status === 'fixed' || status === 'rejected') && !resolution) return reportResolutionRequired(id, status);
       let duplicateOf: number | null = null;
       if (status === 'duplicate') {
-        if (args.duplicate_of === undefined) {
-          return refuse('duplicate_of_required', 'Укажите duplicate_of — номер репорта, дублем которого признан этот', {
-            report: id,
-            where: 'duplicate_of',
-          });
-        }
+        if (args.duplicate_of === undefined) return duplicateOfRequired(id);
         duplicateOf = parseReportNumber(args.duplicate_of);
         const original = duplicateOf === null ? undefined : await s.reports.find(duplicateOf);
         const reason = !original
@@ -64,17 +52,7 @@ export function resolveReportHandler(db: Kysely<CoursesDb>) {
             : original.id === id || (await s.reports.leadsTo(original.id, id))
               ? 'self'
               : null;
-        if (reason) {
-          return refuse(
-            'invalid_duplicate_of',
-            reason === 'not_found'
-              ? `Репорта ${args.duplicate_of} нет: возьмите номер из course_reports`
-              : reason === 'other_course'
-                ? `Репорт ${args.duplicate_of} о другом курсе: дубль ищите среди репортов этого курса`
-                : 'Репорт не может быть дублем самого себя (и дублем своего дубля)',
-            { report: id, duplicate_of: args.duplicate_of, reason },
-          );
-        }
+        if (reason) return invalidDuplicateOf(id, args.duplicate_of, reason);
       }
       const closed = isClosed(status);
       const at = new Date().toISOString();

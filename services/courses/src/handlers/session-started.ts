@@ -1,7 +1,7 @@
-import { events, SessionStarted } from '@studium/contracts';
-import { type Logger, type RunningConsumer, startConsumer } from '@studium/platform';
+import { type Logger, type RunningConsumer, startEventConsumer } from '@studium/platform';
 import type { Kysely } from 'kysely';
 import type { NatsConnection } from 'nats';
+import type { Registry } from 'prom-client';
 import type { CoursesDb } from '../db.ts';
 import { SessionRepository } from '../repositories/session.repository.ts';
 
@@ -17,31 +17,27 @@ export function startSessionConsumer(deps: {
   prefix: string;
   db: Kysely<CoursesDb>;
   log: Logger;
+  /** Dead-letter and restart counters, and how often a failing event is retried before it is parked. */
+  metrics?: Registry;
+  maxAttempts?: number;
+  retryDelayMs?: number;
 }): Promise<RunningConsumer> {
-  return startConsumer({
-    nc: deps.nc,
-    prefix: deps.prefix,
+  return startEventConsumer({
+    ...deps,
     durable: SESSIONS_CONSUMER,
-    subjects: [events['lessons.session_started'].subject],
-    db: deps.db,
-    log: deps.log,
-    async handle(trx, event) {
-      const parsed = SessionStarted.safeParse(event.data);
-      if (!parsed.success) {
-        deps.log.error({ event: event.id, issues: parsed.error.issues }, 'sessions: malformed session_started dropped');
-        return;
-      }
-      const e = parsed.data;
-      await new SessionRepository(trx).upsert({
-        session: e.session,
-        user_id: e.user,
-        course: e.course,
-        lesson: e.lesson,
-        lesson_key: e.lesson_key,
-        release: e.release,
-        space: e.space,
-        updated_at: e.at,
-      });
+    on: {
+      async 'lessons.session_started'(trx, e) {
+        await new SessionRepository(trx).upsert({
+          session: e.session,
+          user_id: e.user,
+          course: e.course,
+          lesson: e.lesson,
+          lesson_key: e.lesson_key,
+          release: e.release,
+          space: e.space,
+          updated_at: e.at,
+        });
+      },
     },
   });
 }

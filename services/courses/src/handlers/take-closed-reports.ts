@@ -1,17 +1,15 @@
 import { coursesTakeClosedReports, ok } from '@studium/contracts';
 import { endpoint } from '@studium/platform';
-import type { Kysely } from 'kysely';
-import type { CoursesDb } from '../db.ts';
 import { studentReportView } from '../domain/report-view.ts';
-import { transaction } from '../store.ts';
+import type { CoursesDeps } from '../store.ts';
 
 /**
  * courses.take_closed_reports (start_lesson → courses): the student's closed reports on the
  * course not delivered yet, marked delivered in the same transaction, so each arrives once.
  */
-export function takeClosedReportsHandler(db: Kysely<CoursesDb>) {
+export function takeClosedReportsHandler({ transaction }: CoursesDeps) {
   return endpoint(coursesTakeClosedReports, async (args) =>
-    transaction(db, async (s) => {
+    transaction(async (s) => {
       const rows = await s.reports.takeClosed(args.user, args.course);
       const inherited = await s.reports.inheritedResolutions(rows);
       return ok({ reports: rows.map((r) => studentReportView(r, inherited)) });

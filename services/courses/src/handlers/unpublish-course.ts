@@ -1,16 +1,14 @@
 import { ok, unpublish_course } from '@studium/contracts';
 import { endpoint } from '@studium/platform';
-import type { Kysely } from 'kysely';
 import { author } from '../access.ts';
-import type { CoursesDb } from '../db.ts';
 import { courseNotFound } from '../refusals.ts';
-import { changeCourse, transaction } from '../store.ts';
+import { type CoursesDeps, changeCourse } from '../store.ts';
 
 /** unpublish_course: removes a course or an announcement from the catalog; students' progress stays. */
-export function unpublishCourseHandler(db: Kysely<CoursesDb>) {
+export function unpublishCourseHandler({ transaction }: CoursesDeps) {
   return endpoint(unpublish_course, async (args, ctx) => {
     const who = author(ctx);
-    return transaction(db, async (s) => {
+    return transaction(async (s) => {
       const course = await s.courses.lock(args.course);
       if (!course) return courseNotFound(args.course);
       if (course.status !== 'draft') {

@@ -1,19 +1,17 @@
 import { ok, update_course } from '@studium/contracts';
 import { endpoint } from '@studium/platform';
-import type { Kysely } from 'kysely';
 import { author } from '../access.ts';
-import type { CoursesDb } from '../db.ts';
 import { courseFromRelease, courseHasContent, courseNotFound } from '../refusals.ts';
 import type { CoursePatch } from '../repositories/course.repository.ts';
-import { changeCourse, transaction } from '../store.ts';
+import { type CoursesDeps, changeCourse } from '../store.ts';
 
 const FIELDS = ['title', 'summary', 'description', 'promise'] as const;
 
 /** update_course: edits the card of a course before its first release; omitted fields stay. */
-export function updateCourseHandler(db: Kysely<CoursesDb>) {
+export function updateCourseHandler({ transaction }: CoursesDeps) {
   return endpoint(update_course, async (args, ctx) => {
     author(ctx);
-    return transaction(db, async (s) => {
+    return transaction(async (s) => {
       const course = await s.courses.lock(args.course);
       if (!course) return courseNotFound(args.course);
       if (course.course_key !== null) return courseFromRelease(course.id);

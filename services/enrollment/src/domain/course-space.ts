@@ -1,4 +1,5 @@
-import { PERSONAL, type Refusal, refuse } from '@studium/contracts';
+import { PERSONAL, type Refusal } from '@studium/contracts';
+import { courseNotInSpace, notEnrolled, organizationSuspended as orgSuspended } from '../refusals.ts';
 import { type OrgMembership, resolveSpace } from './space.ts';
 
 /** One enrollment of the student in the course (any space). */
@@ -47,15 +48,7 @@ export function chooseCourseSpace(input: {
     const found = pick(enrollments, resolved.scope.courseSpaces);
     if (found) return chosen(resolved.scope.space, resolved.scope.organization, found);
     if (enrollments.length === 0) return notEnrolled(course);
-    return refuse(
-      'course_not_in_space',
-      `Курса нет в пространстве «${resolved.scope.space}»: ученик записан на него в другом`,
-      {
-        course,
-        space: resolved.scope.space,
-        available: [...new Set(enrollments.map((e) => e.space))],
-      },
-    );
+    return courseNotInSpace(course, resolved.scope.space, [...new Set(enrollments.map((e) => e.space))]);
   }
 
   if (input.courseSpace !== null && input.courseSpace !== PERSONAL) {
@@ -104,22 +97,4 @@ function pick(enrollments: readonly CourseEnrollment[], spaces: readonly string[
         (a.deadline ?? '9999').localeCompare(b.deadline ?? '9999') ||
         a.enrolled_at.localeCompare(b.enrolled_at),
     )[0];
-}
-
-function notEnrolled(course: string) {
-  return refuse(
-    'not_enrolled',
-    'Ученик не записан на этот курс: запишите его через enroll или выберите курс из list_my_courses',
-    {
-      course,
-    },
-  );
-}
-
-function orgSuspended(org: OrgMembership) {
-  return refuse(
-    'organization_suspended',
-    `Организация «${org.title}» приостановлена: её курсы сейчас недоступны, зачисления сохраняются`,
-    { space: org.name, organization: org.name },
-  );
 }

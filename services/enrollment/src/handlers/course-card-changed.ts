@@ -1,5 +1,4 @@
-import { COURSE_CARD_CHANGED, CourseCardChanged } from '@studium/contracts';
-import { type Logger, type RunningConsumer, startConsumer } from '@studium/platform';
+import { type Logger, type RunningConsumer, startEventConsumer } from '@studium/platform';
 import type { Kysely } from 'kysely';
 import type { NatsConnection } from 'nats';
 import type { Registry } from 'prom-client';
@@ -24,24 +23,15 @@ export function startCatalogConsumer(deps: {
   maxAttempts?: number;
   retryDelayMs?: number;
 }): Promise<RunningConsumer> {
-  return startConsumer({
-    nc: deps.nc,
-    prefix: deps.prefix,
+  const { catalog, ...consumer } = deps;
+  return startEventConsumer({
+    ...consumer,
     durable: CATALOG_CONSUMER,
-    subjects: [COURSE_CARD_CHANGED],
-    db: deps.db,
-    log: deps.log,
-    metrics: deps.metrics,
-    maxAttempts: deps.maxAttempts,
-    retryDelayMs: deps.retryDelayMs,
-    async handle(trx, event) {
-      const card = CourseCardChanged.safeParse(event.data);
-      if (!card.success) {
-        // A card that fails the contract is a publisher bug; redelivering it would not help.
-        deps.log.error({ event: event.id, issues: card.error.issues }, 'catalog: malformed course card dropped');
-        return;
-      }
-      await deps.catalog.upsertCard(trx, card.data);
+    on: {
+      // A card that fails the contract is parked as a dead letter by the platform.
+      async 'courses.course_card_changed'(trx, card) {
+        await catalog.upsertCard(trx, card);
+      },
     },
   });
 }

@@ -1,5 +1,4 @@
-import { events, LessonPassed } from '@studium/contracts';
-import { type Logger, type RunningConsumer, startConsumer } from '@studium/platform';
+import { type Logger, type RunningConsumer, startEventConsumer } from '@studium/platform';
 import type { Kysely } from 'kysely';
 import type { NatsConnection } from 'nats';
 import type { Registry } from 'prom-client';
@@ -24,30 +23,20 @@ export function startProgressConsumer(deps: {
   maxAttempts?: number;
   retryDelayMs?: number;
 }): Promise<RunningConsumer> {
-  return startConsumer({
-    nc: deps.nc,
-    prefix: deps.prefix,
+  const { enrollments, ...consumer } = deps;
+  return startEventConsumer({
+    ...consumer,
     durable: PROGRESS_CONSUMER,
-    subjects: [events['lessons.lesson_passed'].subject],
-    db: deps.db,
-    log: deps.log,
-    metrics: deps.metrics,
-    maxAttempts: deps.maxAttempts,
-    retryDelayMs: deps.retryDelayMs,
-    async handle(trx, event) {
-      const passed = LessonPassed.safeParse(event.data);
-      if (!passed.success) {
-        deps.log.error({ event: event.id, issues: passed.error.issues }, 'progress: malformed lesson_passed dropped');
-        return;
-      }
-      const p = passed.data;
-      await deps.enrollments.applyProgress(trx, {
-        user: p.user,
-        course: p.course,
-        lessonsDone: p.lessons_passed,
-        completed: p.course_completed,
-        at: p.at,
-      });
+    on: {
+      async 'lessons.lesson_passed'(trx, p) {
+        await enrollments.applyProgress(trx, {
+          user: p.user,
+          course: p.course,
+          lessonsDone: p.lessons_passed,
+          completed: p.course_completed,
+          at: p.at,
+        });
+      },
     },
   });
 }

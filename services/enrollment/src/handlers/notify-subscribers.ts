@@ -1,5 +1,5 @@
-import { notifySubscribers, ok, SUBSCRIPTION_NOTIFIED, type SubscriptionNotified } from '@studium/contracts';
-import { addEvent, checkDeadline, endpoint } from '@studium/platform';
+import { notifySubscribers, ok, type SubscriptionNotified } from '@studium/contracts';
+import { checkDeadline, emitEvent, endpoint } from '@studium/platform';
 import type { Kysely } from 'kysely';
 import type { EnrollmentDb } from '../db.ts';
 import { releaseMailJob, releaseMailJobId } from '../domain/release-mail.ts';
@@ -32,7 +32,7 @@ export function notifySubscribersHandler(deps: {
       );
       for (const s of subscribers) {
         const event: SubscriptionNotified = { user: s.user, course: args.course, at: s.at };
-        await addEvent(trx, SUBSCRIPTION_NOTIFIED, event);
+        await emitEvent(trx, 'enrollment.subscription_notified', event);
       }
       return subscribers.length;
     });

@@ -1,12 +1,12 @@
-import { notify_when_released, ok, refuse } from '@studium/contracts';
+import { notify_when_released, ok } from '@studium/contracts';
 import { endpoint, Failure } from '@studium/platform';
 import type { Kysely } from 'kysely';
 import type { EnrollmentDb } from '../db.ts';
 import type { Identities } from '../identities.ts';
+import { courseNotUpcoming } from '../refusals.ts';
 import type { AccessRepository } from '../repositories/access.repository.ts';
 import type { CatalogRepository } from '../repositories/catalog.repository.ts';
 import type { SubscriptionRepository } from '../repositories/subscription.repository.ts';
-import { shortId } from './enroll.ts';
 
 /**
  * notify_when_released: subscribes to the release e-mail of an announcement, or unsubscribes
@@ -30,11 +30,7 @@ export function notifyWhenReleasedHandler(
     const visible = !!card && card.status !== 'draft' && (orgs === null || (await access.isAllowed(course, orgs)));
     const title = visible && card ? card.title : course;
     if (wanted && (!visible || card?.status !== 'upcoming')) {
-      const why =
-        visible && card?.status === 'published'
-          ? `Курс «${card.title}» уже открыт: записывайте через enroll`
-          : `Анонса «${shortId(course)}» нет в каталоге ученика: его сняли, его нет или он не открыт организациям ученика`;
-      return refuse('course_not_upcoming', why, { course });
+      return courseNotUpcoming(course, visible && card?.status === 'published' ? card.title : null);
     }
     // The catalog can lag a publication by a moment: under the course lock, a subscription that
     // comes after the e-mails went out is refused rather than left waiting forever.
@@ -44,9 +40,7 @@ export function notifyWhenReleasedHandler(
       await subscriptions.setNotify(principal.user, course, wanted, trx);
       return false;
     });
-    if (released) {
-      return refuse('course_not_upcoming', `Курс «${title}» уже открыт: записывайте через enroll`, { course });
-    }
+    if (released) return courseNotUpcoming(course, title);
     return ok({ course, title, notify: wanted });
   });
 }

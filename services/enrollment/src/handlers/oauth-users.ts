@@ -1,6 +1,7 @@
-import { ok, refuse, resolveUser, verifyPassword } from '@studium/contracts';
+import { ok, resolveUser, verifyPassword } from '@studium/contracts';
 import { endpoint } from '@studium/platform';
 import { verifyPassword as checkPassword, hashPassword } from '../domain/passwords.ts';
+import { loginFailed, tokenInvalid } from '../refusals.ts';
 import type { IdentityRepository } from '../repositories/identity.repository.ts';
 
 /** Compared when the login is unknown, so a wrong login costs as long as a wrong password. */
@@ -11,7 +12,7 @@ export function verifyPasswordHandler(repo: IdentityRepository) {
   return endpoint(verifyPassword, async ({ login, password }) => {
     const user = await repo.findUserAccess(login.trim());
     const matches = await checkPassword(password, user?.password_hash ?? (await DUMMY));
-    if (!user?.password_hash || !matches) return refuse('login_failed', 'неверный логин или пароль');
+    if (!user?.password_hash || !matches) return loginFailed();
     return ok({ user: user.user, full_name: user.full_name });
   });
 }
@@ -21,9 +22,7 @@ export function resolveUserHandler(repo: IdentityRepository) {
   return endpoint(resolveUser, async ({ user, scope, issued_at }) => {
     const row = await repo.findUserAccess(user);
     const revokedAt = row?.access_revoked_at ? Date.parse(row.access_revoked_at) / 1000 : null;
-    if (!row || (revokedAt !== null && issued_at <= Math.floor(revokedAt))) {
-      return refuse('token_invalid', 'сессия истекла, требуется повторная авторизация');
-    }
+    if (!row || (revokedAt !== null && issued_at <= Math.floor(revokedAt))) return tokenInvalid();
     return ok({
       principal: { user: row.user, full_name: row.full_name, roles: row.roles, scope, space: row.space },
       expires_at: null,

@@ -1,5 +1,6 @@
-import { ok, PERSONAL, refuse, set_space } from '@studium/contracts';
+import { ok, PERSONAL, set_space } from '@studium/contracts';
 import { endpoint, Failure } from '@studium/platform';
+import { spaceNotAvailable } from '../refusals.ts';
 import type { IdentityRepository } from '../repositories/identity.repository.ts';
 
 /** set_space: stores the selected space per user (the edge is stateless, so not per MCP session). */
@@ -12,13 +13,7 @@ export function setSpaceHandler(repo: IdentityRepository, principalChanged: (use
       if (!membership || membership.suspended) {
         const user = await repo.findUserWithOrgs(principal.user);
         const available = [PERSONAL, ...(user?.organizations ?? []).filter((o) => !o.suspended).map((o) => o.name)];
-        return refuse(
-          'space_not_available',
-          membership
-            ? `Организация «${membership.title}» приостановлена: учиться в её пространстве сейчас нельзя`
-            : `Пространства «${wanted}» у ученика нет: выберите организацию из whoami или personal`,
-          { space: wanted, available },
-        );
+        return spaceNotAvailable(wanted, available, membership ? membership.title : null);
       }
     }
     const current = wanted.toLowerCase() === PERSONAL ? PERSONAL : wanted;

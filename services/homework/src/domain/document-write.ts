@@ -1,4 +1,14 @@
-import { refuse } from '@studium/contracts';
+import type { refuse } from '@studium/contracts';
+import {
+  artifactClearWithContent,
+  artifactInvalidValue,
+  artifactNothingToWrite,
+  artifactTooManyRows,
+  artifactUnknownColumn,
+  artifactUnknownField,
+  artifactUnknownRow,
+  artifactWrongSection,
+} from '../refusals.ts';
 import { CELL_LIMIT, type Column, ROW_LIMIT, type Section, type SectionState, type StoredRow } from './document.ts';
 
 /** What update_artifact asks to write (the arguments as they came: shapes are checked here). */
@@ -9,7 +19,7 @@ export interface WriteRequest {
   clear?: boolean;
 }
 
-type Refused = ReturnType<typeof refuse>;
+type Refused = ReturnType<typeof refuse<string>>;
 
 /** The section after a write, and the ids of the rows it created. */
 export interface WriteResult {
@@ -29,56 +39,29 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
 export function applyWrite(section: Section, current: SectionState, req: WriteRequest): WriteResult | Refused {
   const content = given(req.rows) || given(req.delete_rows) || given(req.fields);
   if (req.clear === true) {
-    if (content) {
-      return refuse('artifact_clear_with_content', 'clear не передаётся вместе с rows, delete_rows или fields', {
-        section: section.key,
-      });
-    }
+    if (content) return artifactClearWithContent(section.key);
     return { ok: true, state: { next: current.next, rows: [], values: {} }, created: [] };
   }
-  if (!content) {
-    return refuse(
-      'artifact_nothing_to_write',
-      'Записывать нечего: передайте rows, delete_rows (раздел many), fields (раздел one) или clear',
-      { section: section.key },
-    );
-  }
+  if (!content) return artifactNothingToWrite(section.key);
   if (section.rows === 'one') {
-    if (given(req.rows) || given(req.delete_rows)) return wrongSection(section);
+    if (given(req.rows) || given(req.delete_rows)) return artifactWrongSection(section);
     return writeFields(section, current, req.fields);
   }
-  if (given(req.fields)) return wrongSection(section);
+  if (given(req.fields)) return artifactWrongSection(section);
   return writeRows(section, current, req.rows, req.delete_rows);
 }
 
-function wrongSection(section: Section) {
-  const hint =
-    section.rows === 'one'
-      ? 'раздел one заполняется полями: fields'
-      : 'раздел many ведётся строками: rows и delete_rows';
-  return refuse('artifact_wrong_section', `Не тот вид записи для раздела ${section.key}: ${hint}`, {
-    section: section.key,
-    rows: section.rows,
-  });
-}
-
 function invalidParam(param: string, expected: string) {
-  return refuse('artifact_invalid_value', `Параметр ${param} не той формы: ожидается ${expected}`, { param });
+  return artifactInvalidValue({ param, expected });
 }
 
 /** A cell value: text or a number, trimmed, at most CELL_LIMIT characters; '' erases the cell. */
 function cellValue(where: { column: string } | { field: string }, raw: unknown): string | Refused {
   if (typeof raw !== 'string' && !(typeof raw === 'number' && Number.isFinite(raw))) {
-    return refuse('artifact_invalid_value', 'Значение клетки — текст или число', { ...where, max: CELL_LIMIT });
+    return artifactInvalidValue({ where });
   }
   const value = String(raw).trim();
-  if (value.length > CELL_LIMIT) {
-    return refuse('artifact_invalid_value', `Значение длиннее ${CELL_LIMIT} знаков: сократите его`, {
-      ...where,
-      max: CELL_LIMIT,
-      length: value.length,
-    });
-  }
+  if (value.length > CELL_LIMIT) return artifactInvalidValue({ where, length: value.length });
   return value;
 }
 
@@ -98,12 +81,7 @@ function writeFields(section: Section, current: SectionState, fields: unknown): 
   const values = { ...current.values };
   for (const [name, raw] of Object.entries(fields)) {
     const column = findColumn(section, name);
-    if (!column) {
-      return refuse('artifact_unknown_field', `В разделе ${section.key} нет поля ${name}`, {
-        field: name,
-        fields: section.columns.map((c) => c.key),
-      });
-    }
+    if (!column) return artifactUnknownField(section, name);
     const value = cellValue({ field: column.key }, raw);
     if (typeof value !== 'string') return value;
     setCell(values, column.key, value);
@@ -121,10 +99,11 @@ function writeRows(section: Section, current: SectionState, rows: unknown, delet
   const byId = new Map(current.rows.map((r) => [r.id, { id: r.id, cells: { ...r.cells } } as StoredRow]));
   const order = current.rows.map((r) => r.id);
   const unknownRow = (id: string) =>
-    refuse('artifact_unknown_row', `В разделе ${section.key} нет строки ${id}`, {
-      row: id,
-      rows: order.filter((o) => byId.has(o)),
-    });
+    artifactUnknownRow(
+      section.key,
+      id,
+      order.filter((o) => byId.has(o)),
+    );
   let next = current.next;
   const created: string[] = [];
   for (const row of (rows as Record<string, unknown>[] | undefined) ?? []) {
@@ -140,12 +119,7 @@ function writeRows(section: Section, current: SectionState, rows: unknown, delet
     }
     for (const [name, raw] of Object.entries(cells)) {
       const column = findColumn(section, name);
-      if (!column) {
-        return refuse('artifact_unknown_column', `В разделе ${section.key} нет колонки ${name}`, {
-          column: name,
-          columns: section.columns.map((c) => c.key),
-        });
-      }
+      if (!column) return artifactUnknownColumn(section, name);
       const value = cellValue({ column: column.key }, raw);
       if (typeof value !== 'string') return value;
       setCell(target.cells, column.key, value);
@@ -165,12 +139,6 @@ function writeRows(section: Section, current: SectionState, rows: unknown, delet
     byId.delete(id);
   }
   const kept = order.filter((id) => byId.has(id)).map((id) => byId.get(id) as StoredRow);
-  if (kept.length > ROW_LIMIT) {
-    return refuse('artifact_too_many_rows', `В разделе ${section.key} не больше ${ROW_LIMIT} строк: удалите лишние`, {
-      section: section.key,
-      limit: ROW_LIMIT,
-      rows: kept.length,
-    });
-  }
+  if (kept.length > ROW_LIMIT) return artifactTooManyRows(section.key, { rows: kept.length });
   return { ok: true, state: { next, rows: kept, values: current.values }, created };
 }

@@ -1,4 +1,5 @@
-import { LIMITS, refuse } from '@studium/contracts';
+import { LIMITS } from '@studium/contracts';
+import { answerTooLarge, fileMissing, fileTooLarge, fileRejected as rejected, tooManyFiles } from '../refusals.ts';
 
 /** A file type the platform accepts: its name, MIME type, the extensions it may carry and its content check. */
 interface AcceptedType {
@@ -102,38 +103,18 @@ export interface OfferedFile {
  * files at once), checked before any byte is kept. `existing` — files the answer already has.
  */
 export function checkLimits(offered: OfferedFile[], existing: number) {
-  if (offered.length === 0) return refuse('file_missing', 'Файлы не переданы: бросьте файлы в окно и нажмите «Сдать»');
+  if (offered.length === 0) return fileMissing('none');
   const empty = offered.find((f) => f.size === 0);
-  if (empty) return refuse('file_missing', `Файл ${empty.name} пуст или не передан`, { name: empty.name });
-  if (existing + offered.length > LIMITS.homeworkFiles) {
-    return refuse('too_many_files', `В ответе не больше ${LIMITS.homeworkFiles} файлов`, {
-      limit: LIMITS.homeworkFiles,
-      existing,
-      offered: offered.length,
-    });
-  }
+  if (empty) return fileMissing({ empty: empty.name });
+  if (existing + offered.length > LIMITS.homeworkFiles) return tooManyFiles(existing, offered.length);
   const big = offered.find((f) => f.size > LIMITS.homeworkFileBytes);
-  if (big) {
-    return refuse('file_too_large', `Файл ${big.name} больше 10 МБ`, {
-      name: big.name,
-      size: big.size,
-      limit: LIMITS.homeworkFileBytes,
-    });
-  }
+  if (big) return fileTooLarge(big.name, big.size);
   const total = offered.reduce((n, f) => n + f.size, 0);
-  if (total > LIMITS.homeworkBatchBytes) {
-    return refuse('answer_too_large', 'За раз можно сдать не больше 30 МБ новых файлов: сдайте их частями', {
-      size: total,
-      limit: LIMITS.homeworkBatchBytes,
-    });
-  }
+  if (total > LIMITS.homeworkBatchBytes) return answerTooLarge({ batchBytes: total });
   return null;
 }
 
 /** The type refusal: the platform does not take this file. */
 export function fileRejected(name: string) {
-  return refuse('file_rejected', `Файл ${name} платформа не принимает: подходят ${ACCEPTED_EXTENSIONS.join(', ')}`, {
-    name,
-    accepted: ACCEPTED_EXTENSIONS,
-  });
+  return rejected(name, ACCEPTED_EXTENSIONS);
 }

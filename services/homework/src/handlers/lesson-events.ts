@@ -1,6 +1,8 @@
-import { events, LessonPassed, SessionStarted } from '@studium/contracts';
-import { type EventEnvelope, type Logger, startConsumer } from '@studium/platform';
+import type { LessonPassed } from '@studium/contracts';
+import { type Logger, type RunningConsumer, startEventConsumer } from '@studium/platform';
 import type { Kysely, Transaction } from 'kysely';
+import type { NatsConnection } from 'nats';
+import type { Registry } from 'prom-client';
 import { type CourseGateway, findLesson } from '../courses.ts';
 import type { HomeworkDb } from '../db.ts';
 import { dueAt, transition } from '../domain/homework.ts';
@@ -47,31 +49,25 @@ export async function assignHomework(trx: Transaction<HomeworkDb>, gateway: Cour
 
 /** Starts the consumer of lessons.lesson_passed and lessons.session_started. */
 export function startLessonConsumer(deps: {
-  nc: Parameters<typeof startConsumer>[0]['nc'];
+  nc: NatsConnection;
   prefix: string;
   db: Kysely<HomeworkDb>;
   log: Logger;
   gateway: CourseGateway;
-}) {
-  const passed = events['lessons.lesson_passed'].subject;
-  const started = events['lessons.session_started'].subject;
-  return startConsumer<HomeworkDb>({
-    nc: deps.nc,
-    prefix: deps.prefix,
+  /** Dead-letter and restart counters, and how often a failing event is retried before it is parked. */
+  metrics?: Registry;
+  maxAttempts?: number;
+  retryDelayMs?: number;
+}): Promise<RunningConsumer> {
+  const { gateway, ...consumer } = deps;
+  return startEventConsumer({
+    ...consumer,
     durable: LESSONS_CONSUMER,
-    subjects: [passed, started],
-    db: deps.db,
-    log: deps.log,
-    async handle(trx, event: EventEnvelope) {
-      if (event.type === passed) {
-        const e = LessonPassed.safeParse(event.data);
-        if (!e.success) return deps.log.error({ id: event.id }, 'lesson_passed: malformed payload skipped');
-        await assignHomework(trx, deps.gateway, e.data);
-      } else if (event.type === started) {
-        const e = SessionStarted.safeParse(event.data);
-        if (!e.success) return deps.log.error({ id: event.id }, 'session_started: malformed payload skipped');
-        await new SubmissionRepository(trx).setCourseSpace(e.data.user, e.data.course, e.data.space, e.data.at);
-      }
+    on: {
+      'lessons.lesson_passed': (trx, e) => assignHomework(trx, gateway, e),
+      async 'lessons.session_started'(trx, e) {
+        await new SubmissionRepository(trx).setCourseSpace(e.user, e.course, e.space, e.at);
+      },
     },
   });
 }

@@ -7,7 +7,6 @@ import {
   isAuthor,
   ok,
   type Principal,
-  refuse,
   return_homework,
 } from '@studium/contracts';
 import { type CallContext, endpoint, Failure } from '@studium/platform';
@@ -15,7 +14,7 @@ import type { Kysely } from 'kysely';
 import type { CourseGateway } from '../courses.ts';
 import type { HomeworkDb } from '../db.ts';
 import { ALLOWED_FROM, type HomeworkStatus, JOURNAL_EVENT, transition } from '../domain/homework.ts';
-import { commentRequired, invalidTransition, submissionNotFound } from '../refusals.ts';
+import { commentRequired, homeworkStatusUnknown, invalidTransition, submissionNotFound } from '../refusals.ts';
 import { QUEUE_LIMIT, SubmissionRepository, type SubmissionRow } from '../repositories/submission.repository.ts';
 import { transact } from '../store.ts';
 import { emitChange } from '../submit.ts';
@@ -72,12 +71,7 @@ export function homeworkQueueHandler(deps: Deps) {
   return endpoint(homework_queue, async (args, ctx) => {
     const who = curator(ctx);
     const status = (args.status ?? 'Submitted') as HomeworkStatus;
-    if (!(HOMEWORK_STATUSES as readonly string[]).includes(status)) {
-      return refuse('homework_status_unknown', `Статуса ${args.status} нет`, {
-        status: args.status,
-        allowed: HOMEWORK_STATUSES,
-      });
-    }
+    if (!(HOMEWORK_STATUSES as readonly string[]).includes(status)) return homeworkStatusUnknown(args.status);
     if (args.course !== undefined) {
       const release = await deps.gateway.release(args.course);
       if ('ok' in release && release.error.code === 'course_not_found') return release;

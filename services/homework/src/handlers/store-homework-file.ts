@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { refuse, StagedFile, type StoredStagedFile, store_homework_file } from '@studium/contracts';
+import { StagedFile, type StoredStagedFile, store_homework_file } from '@studium/contracts';
 import { endpoint } from '@studium/platform';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
@@ -7,15 +7,12 @@ import { type CourseGateway, caller } from '../courses.ts';
 import type { HomeworkDb } from '../db.ts';
 import { checkLimits, fileRejected, sniffType } from '../domain/files.ts';
 import type { FileStore } from '../file-store.ts';
-import { noHomework } from '../refusals.ts';
+import { answerMode, fileMissing, invalidFiles, noHomework } from '../refusals.ts';
 import { saveVersion } from '../submit.ts';
 import type { UrlSigner } from '../views.ts';
 
 const StagedFiles = z.array(StagedFile);
 type Kept = StoredStagedFile;
-
-const invalidFiles = () =>
-  refuse('invalid_files', 'Список файлов пришёл не в той форме: нужен список {name, content} с содержимым base64');
 
 /**
  * store_homework_file: the files of the upload window become one new version of the answer; the
@@ -38,11 +35,7 @@ export function storeHomeworkFileHandler(deps: {
       if ('ok' in at) return at;
       const hw = at.lesson.homework;
       if (!hw) return noHomework(args.lesson);
-      if (hw.answer_mode === 'text') {
-        return refuse('answer_mode', 'Это задание сдаётся только текстом: передайте ответ через submit_homework', {
-          answer_mode: hw.answer_mode,
-        });
-      }
+      if (hw.answer_mode === 'text') return answerMode('text');
       // Filled by the check, which runs on the locked row before the version is written.
       const files: Array<{ id: string; object: string; name: string; type: string; size: number; sha256: string }> = [];
       return saveVersion(deps.db, deps.signer, at, who.user, {
@@ -57,11 +50,7 @@ export function storeHomeworkFileHandler(deps: {
             const type = sniffType(f.name, Buffer.from(f.head, 'base64'));
             if (!type) return fileRejected(f.name);
             const stored = await deps.files.info(f.object);
-            if (!stored || stored.size !== f.size) {
-              return refuse('file_missing', `Файл ${f.name} не дошёл до хранилища: сдайте его ещё раз`, {
-                name: f.name,
-              });
-            }
+            if (!stored || stored.size !== f.size) return fileMissing({ lost: f.name });
             files.push({
               id: randomUUID(),
               object: f.object,

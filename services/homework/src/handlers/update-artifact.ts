@@ -1,12 +1,12 @@
-import { events, ok, refuse, update_artifact } from '@studium/contracts';
-import { addEvent, type Bus, endpoint, type Logger } from '@studium/platform';
+import { ok, update_artifact } from '@studium/contracts';
+import { type Bus, emitEvent, endpoint, type Logger } from '@studium/platform';
 import type { Kysely } from 'kysely';
 import { type CourseGateway, caller } from '../courses.ts';
 import type { HomeworkDb } from '../db.ts';
 import { documentFill, emptyCells, findSection, isFilled, sectionState } from '../domain/document.ts';
 import { applyWrite } from '../domain/document-write.ts';
 import { lessonProgress } from '../progress.ts';
-import { artifactNotFound } from '../refusals.ts';
+import { artifactBlockNotFound, artifactNotFound, artifactTooManyRows } from '../refusals.ts';
 import { DocumentRepository } from '../repositories/document.repository.ts';
 import { transact } from '../store.ts';
 
@@ -34,10 +34,11 @@ export function updateArtifactHandler(deps: {
     }
     const section = findSection(document.sections, args.key);
     if (!section) {
-      return refuse('artifact_block_not_found', `В документе ${document.key} нет раздела ${args.key}`, {
-        key: args.key,
-        blocks: document.sections.map((s) => s.key),
-      });
+      return artifactBlockNotFound(
+        document.key,
+        args.key,
+        document.sections.map((s) => s.key),
+      );
     }
     const key = { user: who.user, course: args.course, space: access.space, artifact: document.key };
     const progress = lessonProgress(
@@ -52,19 +53,11 @@ export function updateArtifactHandler(deps: {
       const next = { sections: { ...state.sections, [section.key]: written.state } };
       const bytes = Buffer.byteLength(JSON.stringify(next));
       if (bytes > DOCUMENT_BYTES_LIMIT) {
-        return refuse(
-          'artifact_too_many_rows',
-          'Документ стал слишком большим: удалите лишние строки или сократите записи',
-          {
-            section: section.key,
-            limit_bytes: DOCUMENT_BYTES_LIMIT,
-            bytes,
-          },
-        );
+        return artifactTooManyRows(section.key, { bytes, limitBytes: DOCUMENT_BYTES_LIMIT });
       }
       await documents.save(key, next);
       const fill = documentFill(document.sections, next);
-      await addEvent(trx, events['homework.document_updated'].subject, {
+      await emitEvent(trx, 'homework.document_updated', {
         user: who.user,
         course: args.course,
         space: access.space,

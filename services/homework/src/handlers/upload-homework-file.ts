@@ -1,8 +1,8 @@
-import { LIMITS, ok, refuse, upload_homework_file } from '@studium/contracts';
+import { LIMITS, ok, upload_homework_file } from '@studium/contracts';
 import { endpoint } from '@studium/platform';
 import { type CourseGateway, caller } from '../courses.ts';
 import { ACCEPTED_EXTENSIONS } from '../domain/files.ts';
-import { acceptedLocked, noHomework } from '../refusals.ts';
+import { acceptedLocked, answerMode, noHomework } from '../refusals.ts';
 import type { SubmissionRepository } from '../repositories/submission.repository.ts';
 import { lessonUrl } from '../views.ts';
 
@@ -21,11 +21,7 @@ export function uploadHomeworkFileHandler(deps: {
     if ('ok' in at) return at;
     const hw = at.lesson.homework;
     if (!hw) return noHomework(args.lesson);
-    if (hw.answer_mode === 'text') {
-      return refuse('answer_mode', 'Это задание сдаётся только текстом: передайте ответ через submit_homework', {
-        answer_mode: hw.answer_mode,
-      });
-    }
+    if (hw.answer_mode === 'text') return answerMode('text');
     const row = await deps.submissions.find(who.user, at.id, at.access.space);
     if (row?.status === 'Accepted') return acceptedLocked(at.id);
     return ok({

@@ -5,7 +5,6 @@ import {
   NOTE_KINDS,
   ok,
   PROFILE_KEYS,
-  refuse,
   remember,
   sessionCourse,
 } from '@studium/contracts';
@@ -13,7 +12,14 @@ import { type Bus, type CallContext, endpoint, Failure } from '@studium/platform
 import type { Kysely } from 'kysely';
 import type { KnowledgeDb } from '../db.ts';
 import { noteView, orderByKeys } from '../domain/student-notes.ts';
-import { studentNoteNotFound } from '../refusals.ts';
+import {
+  noteKeyRequired,
+  noteLimitReached,
+  noteTextRequired,
+  notYourSession,
+  studentNoteNotFound,
+  unknownNoteKind,
+} from '../refusals.ts';
 import { StudentNoteRepository } from '../repositories/student-note.repository.ts';
 
 function caller(ctx: CallContext) {
@@ -26,33 +32,18 @@ export function rememberHandler(db: Kysely<KnowledgeDb>, bus: Bus, noteLimit: nu
   return endpoint(remember, async (args, ctx) => {
     const who = caller(ctx);
     const kind = args.kind.trim();
-    if (!(NOTE_KINDS as readonly string[]).includes(kind)) {
-      return refuse('unknown_note_kind', 'Вид заметки — fact, project или observation', {
-        kind: args.kind,
-        allowed: NOTE_KINDS,
-      });
-    }
+    if (!(NOTE_KINDS as readonly string[]).includes(kind)) return unknownNoteKind(args.kind);
     const key = args.key.trim();
-    if (!key) return refuse('note_key_required', 'Нужен ключ заметки, например role или pace', {});
+    if (!key) return noteKeyRequired();
     const text = args.text.trim();
-    if (!text) return refuse('note_text_required', 'Пустая заметка: передайте text', {});
+    if (!text) return noteTextRequired();
     let course = '';
     let courseTitle = '';
     let objectives: unknown;
     if (kind !== 'fact') {
-      if (!args.session) {
-        return refuse(
-          'not_your_session',
-          'Для проекта и наблюдения нужен session — идентификатор занятия из start_lesson',
-          {},
-        );
-      }
+      if (!args.session) return notYourSession(undefined);
       const found = await bus.request(sessionCourse, null, { session: args.session, user: who.user });
-      if (!found.ok || !found.data.found) {
-        return refuse('not_your_session', 'Занятие не найдено или принадлежит другому ученику', {
-          session: args.session,
-        });
-      }
+      if (!found.ok || !found.data.found) return notYourSession(args.session);
       course = found.data.course;
       courseTitle = found.data.course_title;
       if (found.data.open) objectives = found.data.objectives;
@@ -64,13 +55,7 @@ export function rememberHandler(db: Kysely<KnowledgeDb>, bus: Bus, noteLimit: nu
       const isNew = !(await repo.exists(who.user, course, key));
       if (isNew && !(exempt as readonly string[]).includes(key)) {
         const used = await repo.countKeys(who.user, course, exempt);
-        if (used >= noteLimit) {
-          return refuse(
-            'note_limit_reached',
-            'Ключей заметок уже предельно много: пишите по существующим ключам (они замещаются) или удалите лишнее через forget',
-            { limit: noteLimit },
-          );
-        }
+        if (used >= noteLimit) return noteLimitReached(noteLimit);
       }
       await repo.upsert(who.user, { key, kind: kind as 'fact', course, text, course_title: courseTitle });
       return ok({ key, kind, ...(objectives ? { objectives } : {}) } as { key: string; kind: string });

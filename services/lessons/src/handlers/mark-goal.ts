@@ -1,5 +1,5 @@
 import { type GoalMarked, type LessonCovered, LIMITS, mark_goal, ok } from '@studium/contracts';
-import { addEvent, endpoint } from '@studium/platform';
+import { emitEvent, endpoint } from '@studium/platform';
 import type { LessonsDeps } from '../deps.ts';
 import {
   advanceRun,
@@ -13,7 +13,6 @@ import {
 import { stepPhrase } from '../domain/teaching-rules.ts';
 import { refusals } from '../refusals.ts';
 import { loadSession } from '../session-context.ts';
-import { GOAL_MARKED, LESSON_COVERED } from '../subjects.ts';
 import { eventBase, writeRun } from '../write.ts';
 
 const STATUSES: readonly string[] = ['open', 'done', 'planned', 'not_needed'];
@@ -72,10 +71,10 @@ export function markGoalHandler(deps: LessonsDeps) {
         status,
         objective_status: objStatus,
       };
-      await addEvent(trx, GOAL_MARKED, marked);
+      await emitEvent(trx, 'lessons.goal_marked', marked);
       if (next === 'covered' && run.status !== 'covered' && run.status !== 'passed') {
         const covered: LessonCovered = { ...base };
-        await addEvent(trx, LESSON_COVERED, covered);
+        await emitEvent(trx, 'lessons.lesson_covered', covered);
       }
       const step = nextStep(lesson, marks, next === 'passed');
       return ok({

@@ -8,7 +8,7 @@ import {
   start_lesson,
   startLessonChannel,
 } from '@studium/contracts';
-import { addEvent, endpoint, Failure } from '@studium/platform';
+import { emitEvent, endpoint, Failure } from '@studium/platform';
 import type { LessonsDeps } from '../deps.ts';
 import { lessonMap, nextStep } from '../domain/lesson-progress.ts';
 import { chooseOpening, nextOpenLesson, RETURN_AFTER_MS } from '../domain/opening.ts';
@@ -17,7 +17,6 @@ import { signals } from '../domain/signals.ts';
 import { fetchLessonContext } from '../lesson-context.ts';
 import { refusals } from '../refusals.ts';
 import { checkAccess } from '../session-context.ts';
-import { SESSION_STARTED } from '../subjects.ts';
 import { writeRun } from '../write.ts';
 import { chooseTarget, passedLessons } from './lesson-choice.ts';
 import { pastLessons, startView } from './start-view.ts';
@@ -147,7 +146,7 @@ async function startLesson(
         opening,
         objectives: lesson.objectives.map((o) => ({ key: o.key, text: o.text })),
       };
-      await addEvent(trx, SESSION_STARTED, event);
+      await emitEvent(trx, 'lessons.session_started', event);
     }
 
     const map = lessonMap(lesson, marks);

@@ -1,5 +1,5 @@
 import { type OutputOf, ok, type QuizAttemptFinished, submit_answer } from '@studium/contracts';
-import { addEvent, endpoint, Failure } from '@studium/platform';
+import { emitEvent, endpoint, Failure } from '@studium/platform';
 import type { LessonsDeps } from '../deps.ts';
 import {
   attemptsLeft,
@@ -16,7 +16,6 @@ import { fetchEmptyBlocks } from '../lesson-context.ts';
 import { cancelAttempt, nextLessonRef, passRun } from '../lesson-pass.ts';
 import { refusals } from '../refusals.ts';
 import { checkAccess } from '../session-context.ts';
-import { QUIZ_ATTEMPT_FINISHED } from '../subjects.ts';
 import { eventBase, Keep, writeRun } from '../write.ts';
 
 /** Student words are kept for the course authors, cut to this length. */
@@ -115,7 +114,7 @@ export function submitAnswerHandler(deps: LessonsDeps) {
         score: value,
         passed,
       };
-      await addEvent(trx, QUIZ_ATTEMPT_FINISHED, finished);
+      await emitEvent(trx, 'lessons.quiz_attempt_finished', finished);
       const base = {
         score: value,
         pass_threshold: a.threshold,

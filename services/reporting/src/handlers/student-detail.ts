@@ -1,6 +1,7 @@
-import { HomeworkStatus, ObjectiveStatus, ok, refuse, student_detail } from '@studium/contracts';
+import { HomeworkStatus, ObjectiveStatus, ok, student_detail } from '@studium/contracts';
 import { endpoint, Failure } from '@studium/platform';
 import { share } from '../domain/space.ts';
+import { notYourStudent } from '../refusals.ts';
 import type { ReportRepository } from '../repositories/report.repository.ts';
 
 /** How many sessions the detail lists, newest first. */
@@ -21,9 +22,7 @@ export function studentDetailHandler(reports: ReportRepository) {
       const managed = (await reports.orgsOf(g, principal.user)).filter((o) => o.role === 'manager');
       const theirs = await reports.orgsOf(g, user);
       const common = theirs.filter((o) => managed.some((m) => m.organization === o.organization));
-      if (common.length === 0) {
-        return refuse('not_your_student', `Сотрудник «${user}» не состоит ни в одной вашей организации`, { user });
-      }
+      if (common.length === 0) return notYourStudent(user);
       const orgs = common.map((o) => o.organization);
       const enrollments = await reports.myEnrollments(g, user, orgs);
       const courses = [...new Set(enrollments.map((e) => e.course))];

@@ -40,6 +40,11 @@ export class ProjectionRepository {
     return sql.table(`${this.schema}.${table}`);
   }
 
+  /** The set-based writers of this generation, in the same transaction. */
+  batch(): BatchProjection {
+    return new BatchProjection(this.db, this.schema);
+  }
+
   /** Marks messages processed in one statement; returns the ids that were not yet (the rest are redeliveries). */
   async markManyProcessed(ids: string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
@@ -224,3 +229,216 @@ export class ProjectionRepository {
     );
   }
 }
+
+/**
+ * A row for one set-based writer of a batch ({@link BatchProjection}): the fields the writer's
+ * statement reads, with timestamps as the events carry them.
+ */
+export type BatchRow = Record<string, unknown>;
+
+/** The set-based writers: each is one statement for all its rows of a batch. */
+export type BatchWriter =
+  | 'user'
+  | 'organization'
+  | 'membership'
+  | 'course'
+  | 'enrolled'
+  | 'assignment'
+  | 'sessionStarted'
+  | 'sessionStatus'
+  | 'objective'
+  | 'progress'
+  | 'attempt'
+  | 'homework'
+  | 'document'
+  | 'touch';
+
+/**
+ * Writes a batch of events with one statement per writer: the rows go in as one jsonb array
+ * (`jsonb_to_recordset`, with `ord` = their order in the batch), are reduced in SQL to one row
+ * per key exactly as applying them one after another would leave it (newest `at` wins, a tie goes
+ * to the later event; `least`/`greatest` where the one-by-one write uses them; the first event's
+ * values where only the insert sets them), and are upserted with the same conflict rule as the
+ * one-by-one writes of {@link ProjectionRepository}. Writers of the same table whose one-by-one
+ * writes do not commute (enrolled/assignment, session started/status) never share a key within
+ * one call: the projector cuts the batch there.
+ */
+export class BatchProjection {
+  constructor(
+    // biome-ignore lint/suspicious/noExplicitAny: raw SQL over a schema chosen at run time
+    private readonly db: Kysely<any>,
+    private readonly schema: string,
+  ) {}
+
+  private t(table: string): RawBuilder<unknown> {
+    return sql.table(`${this.schema}.${table}`);
+  }
+
+  /** Runs each writer's statement for its rows (in a fixed order; writers of one call commute). */
+  async write(rows: Map<BatchWriter, BatchRow[]>): Promise<void> {
+    for (const writer of WRITER_ORDER) {
+      const list = rows.get(writer);
+      if (!list?.length) continue;
+      const json = JSON.stringify(list.map((row, ord) => ({ ...row, ord })));
+      await this.statement(writer, sql`${json}::jsonb`).execute(this.db);
+    }
+  }
+
+  private statement(writer: BatchWriter, json: RawBuilder<unknown>): RawBuilder<unknown> {
+    switch (writer) {
+      case 'user':
+        return sql`insert into ${this.t('users')} as x (id, full_name, at)
+          select distinct on (id) id, full_name, at
+          from jsonb_to_recordset(${json}) as r(ord int, id text, full_name text, at timestamptz)
+          order by id, at desc, ord desc
+          on conflict (id) do update set full_name = excluded.full_name, at = excluded.at where x.at <= excluded.at`;
+      case 'organization':
+        return sql`insert into ${this.t('organizations')} as x (name, title, suspended, at)
+          select distinct on (name) name, title, suspended, at
+          from jsonb_to_recordset(${json}) as r(ord int, name text, title text, suspended boolean, at timestamptz)
+          order by name, at desc, ord desc
+          on conflict (name) do update set title = excluded.title, suspended = excluded.suspended, at = excluded.at
+          where x.at <= excluded.at`;
+      case 'membership':
+        return sql`insert into ${this.t('memberships')} as x (org, user_id, role, at)
+          select distinct on (org, user_id) org, user_id, role, at
+          from jsonb_to_recordset(${json}) as r(ord int, org text, user_id text, role text, at timestamptz)
+          order by org, user_id, at desc, ord desc
+          on conflict (org, user_id) do update set role = excluded.role, at = excluded.at where x.at <= excluded.at`;
+      case 'course':
+        // The highest revision wins; of equal revisions the first (the one-by-one write needs a higher one).
+        return sql`insert into ${this.t('courses')} as x (course, revision, title, lessons, lessons_total)
+          select distinct on (course) course, revision, title, lessons, lessons_total
+          from jsonb_to_recordset(${json})
+            as r(ord int, course text, revision int, title text, lessons jsonb, lessons_total int)
+          order by course, revision desc, ord
+          on conflict (course) do update set revision = excluded.revision, title = excluded.title,
+            lessons = excluded.lessons, lessons_total = excluded.lessons_total
+          where x.revision < excluded.revision`;
+      case 'enrolled':
+        // The first event inserts; later ones only lower enrolled_at.
+        return sql`insert into ${this.t('enrollments')} as x
+            (user_id, course, space, organization, self_enrolled, enrolled_at)
+          select distinct on (user_id, course, space) user_id, course, space, organization, self_enrolled,
+            min(at) over (partition by user_id, course, space)
+          from jsonb_to_recordset(${json})
+            as r(ord int, user_id text, course text, space text, organization text, self_enrolled boolean, at timestamptz)
+          order by user_id, course, space, ord
+          on conflict (user_id, course, space) do update set enrolled_at = least(x.enrolled_at, excluded.enrolled_at)`;
+      case 'assignment':
+        // organization and enrolled_at: the first event's (only the insert sets them); the rest: the newest.
+        return sql`insert into ${this.t('enrollments')} as x
+            (user_id, course, space, organization, self_enrolled, mandatory, deadline, enrolled_at, assignment_at)
+          select distinct on (user_id, course, space) user_id, course, space,
+            first_value(organization) over first, false, mandatory, deadline, first_value(at) over first, at
+          from jsonb_to_recordset(${json}) as r(ord int, user_id text, course text, space text, organization text,
+            mandatory boolean, deadline timestamptz, at timestamptz)
+          window first as (partition by user_id, course, space order by ord)
+          order by user_id, course, space, at desc, ord desc
+          on conflict (user_id, course, space) do update set self_enrolled = false, mandatory = excluded.mandatory,
+            deadline = excluded.deadline, assignment_at = excluded.assignment_at
+          where x.assignment_at is null or x.assignment_at <= excluded.assignment_at`;
+      case 'sessionStarted':
+        // The first event inserts (status_at); started_at is the earliest; objectives the last event's.
+        return sql`insert into ${this.t('sessions')} as x
+            (session, user_id, course, lesson, lesson_key, space, organization, status, started_at, objectives, status_at)
+          select distinct on (session) session, user_id, course, lesson, lesson_key, space, organization,
+            'in_progress', min(at) over whole, last_value(objectives) over whole, at
+          from jsonb_to_recordset(${json}) as r(ord int, session text, user_id text, course text, lesson text,
+            lesson_key text, space text, organization text, objectives jsonb, at timestamptz)
+          window whole as (partition by session order by ord rows between unbounded preceding and unbounded following)
+          order by session, ord
+          on conflict (session) do update set started_at = least(x.started_at, excluded.started_at),
+            objectives = excluded.objectives`;
+      case 'sessionStatus':
+        // The first event inserts (started_at); the status is the furthest, its time the first event that reached it.
+        return sql`insert into ${this.t('sessions')} as x
+            (session, user_id, course, lesson, lesson_key, space, organization, status, started_at, status_at)
+          select distinct on (session) session, user_id, course, lesson, lesson_key, space, organization,
+            first_value(status) over furthest, at, first_value(at) over furthest
+          from jsonb_to_recordset(${json}) as r(ord int, session text, user_id text, course text, lesson text,
+            lesson_key text, space text, organization text, status text, at timestamptz)
+          window furthest as (partition by session order by array_position(${SESSION_ORDER}, status) desc, ord)
+          order by session, ord
+          on conflict (session) do update set status = excluded.status, status_at = excluded.status_at
+          where array_position(${SESSION_ORDER}, x.status) < array_position(${SESSION_ORDER}, excluded.status)`;
+      case 'objective':
+        return sql`insert into ${this.t('objective_statuses')} as x (session, objective, status, at)
+          select distinct on (session, objective) session, objective, status, at
+          from jsonb_to_recordset(${json}) as r(ord int, session text, objective text, status text, at timestamptz)
+          order by session, objective, at desc, ord desc
+          on conflict (session, objective) do update set status = excluded.status, at = excluded.at
+          where x.at <= excluded.at`;
+      case 'progress':
+        return sql`insert into ${this.t('progress')} as x
+            (user_id, course, lessons_passed, lessons_total, completed, progress_at, last_activity)
+          select distinct on (user_id, course) user_id, course, lessons_passed, lessons_total, completed, at, at
+          from jsonb_to_recordset(${json}) as r(ord int, user_id text, course text, lessons_passed int,
+            lessons_total int, completed boolean, at timestamptz)
+          order by user_id, course, at desc, ord desc
+          on conflict (user_id, course) do update set
+            lessons_passed = case when x.progress_at is null or x.progress_at <= excluded.progress_at then excluded.lessons_passed else x.lessons_passed end,
+            lessons_total = case when x.progress_at is null or x.progress_at <= excluded.progress_at then excluded.lessons_total else x.lessons_total end,
+            completed = case when x.progress_at is null or x.progress_at <= excluded.progress_at then excluded.completed else x.completed end,
+            progress_at = greatest(x.progress_at, excluded.progress_at),
+            last_activity = greatest(x.last_activity, excluded.last_activity)`;
+      case 'attempt':
+        // An attempt is written once: the first event wins.
+        return sql`insert into ${this.t('attempts')}
+            (attempt, user_id, course, lesson, lesson_key, session, space, number, status, score, passed, finished_at)
+          select distinct on (attempt) attempt, user_id, course, lesson, lesson_key, session, space, number, status,
+            score, passed, at
+          from jsonb_to_recordset(${json}) as r(ord int, attempt text, user_id text, course text, lesson text,
+            lesson_key text, session text, space text, number int, status text, score double precision,
+            passed boolean, at timestamptz)
+          order by attempt, ord
+          on conflict (attempt) do nothing`;
+      case 'homework':
+        return sql`insert into ${this.t('homework')} as x
+            (user_id, lesson, space, course, lesson_key, organization, status, version, due_at, at)
+          select distinct on (user_id, lesson, space) user_id, lesson, space, course, lesson_key, organization, status,
+            version, due_at, at
+          from jsonb_to_recordset(${json}) as r(ord int, user_id text, lesson text, space text, course text,
+            lesson_key text, organization text, status text, version int, due_at timestamptz, at timestamptz)
+          order by user_id, lesson, space, at desc, ord desc
+          on conflict (user_id, lesson, space) do update set status = excluded.status, version = excluded.version,
+            due_at = excluded.due_at, at = excluded.at
+          where x.at <= excluded.at`;
+      case 'document':
+        return sql`insert into ${this.t('documents')} as x
+            (user_id, course, space, artifact, organization, title, blocks_total, blocks_filled, at)
+          select distinct on (user_id, course, space, artifact) user_id, course, space, artifact, organization, title,
+            blocks_total, blocks_filled, at
+          from jsonb_to_recordset(${json}) as r(ord int, user_id text, course text, space text, artifact text,
+            organization text, title text, blocks_total int, blocks_filled int, at timestamptz)
+          order by user_id, course, space, artifact, at desc, ord desc
+          on conflict (user_id, course, space, artifact) do update set title = excluded.title,
+            blocks_total = excluded.blocks_total, blocks_filled = excluded.blocks_filled, at = excluded.at
+          where x.at <= excluded.at`;
+      case 'touch':
+        return sql`insert into ${this.t('progress')} as x (user_id, course, last_activity)
+          select user_id, course, max(at)
+          from jsonb_to_recordset(${json}) as r(user_id text, course text, at timestamptz)
+          group by user_id, course
+          on conflict (user_id, course) do update set last_activity = greatest(x.last_activity, excluded.last_activity)`;
+    }
+  }
+}
+
+/** The order the writers run in within one call (any order gives the same result). */
+const WRITER_ORDER: BatchWriter[] = [
+  'user',
+  'organization',
+  'membership',
+  'course',
+  'enrolled',
+  'assignment',
+  'sessionStarted',
+  'sessionStatus',
+  'objective',
+  'progress',
+  'attempt',
+  'homework',
+  'document',
+  'touch',
+];

@@ -1,9 +1,9 @@
-import { get_note, ok, recall, refuse, search } from '@studium/contracts';
+import { get_note, ok, recall, search } from '@studium/contracts';
 import { endpoint } from '@studium/platform';
 import { outline } from '../../domain/markdown.ts';
 import { estimateTokens } from '../../domain/ranking.ts';
 import { type Kb, projectOf, visibleTo } from '../../kb.ts';
-import { emptyText, noteNotFound, projectNotFound } from '../../refusals.ts';
+import { ambiguousRef, emptyText, noteNotFound, projectNotFound } from '../../refusals.ts';
 import { LinkRepository, linkView } from '../../repositories/link.repository.ts';
 import { isUuid, NoteRepository, type NoteRow } from '../../repositories/note.repository.ts';
 import { hit, rank } from '../../search.ts';
@@ -52,10 +52,10 @@ export function getNoteHandler(kb: Kb) {
         if (n) found.push(n);
       }
       if (found.length > 1) {
-        return refuse('ambiguousRef', 'Бұл тақырып бірнеше жобада бар: project беріңіз', {
+        return ambiguousRef(
           ref,
-          candidates: found.map((n) => ({ id: n.id, project: projectOf(n, projects)?.handle ?? null })),
-        });
+          found.map((n) => ({ id: n.id, project: projectOf(n, projects)?.handle ?? null })),
+        );
       }
       note = found[0];
     }

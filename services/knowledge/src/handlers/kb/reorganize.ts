@@ -1,10 +1,17 @@
-import { move_folder, move_note, ok, refuse, rename_folder, rename_note, rename_project } from '@studium/contracts';
+import { move_folder, move_note, ok, rename_folder, rename_note, rename_project } from '@studium/contracts';
 import { endpoint } from '@studium/platform';
 import { sql } from 'kysely';
 import { withTitle } from '../../domain/markdown.ts';
 import { normalisePath, SLUG } from '../../domain/paths.ts';
 import { agent, type Kb, visibleNote, visibleTo } from '../../kb.ts';
-import { invalidPath, noteNotFound, projectNotFound, titleMissing } from '../../refusals.ts';
+import {
+  handleTaken,
+  invalidHandle,
+  invalidPath,
+  noteNotFound,
+  projectNotFound,
+  titleMissing,
+} from '../../refusals.ts';
 import { ProjectRepository } from '../../repositories/project.repository.ts';
 
 /** move_note: another folder; id, title and links stay. */
@@ -87,20 +94,8 @@ export function renameProjectHandler(kb: Kb) {
     const slug = args.slug === undefined ? project.slug : args.slug.trim().toLowerCase();
     const title = args.title?.trim() || project.title;
     if (slug !== project.slug) {
-      if (project.slug === '' || !SLUG.test(slug)) {
-        return refuse(
-          'invalidHandle',
-          project.slug === ''
-            ? 'Кеңістіктің түбірлік жобасының хэндлі — кеңістік аты, оны өзгертуге болмайды'
-            : 'slug: кіші әріптер, сандар және сызықша',
-          { slug },
-        );
-      }
-      if (await repo.handleTaken(project.space, slug, project.id)) {
-        return refuse('handleTaken', `«${project.space}/${slug}» хэндлі бос емес`, {
-          handle: `${project.space}/${slug}`,
-        });
-      }
+      if (project.slug === '' || !SLUG.test(slug)) return invalidHandle(slug, project.slug === '');
+      if (await repo.handleTaken(project.space, slug, project.id)) return handleTaken(`${project.space}/${slug}`);
     }
     const saved = await kb.db.transaction().execute(async (trx) => {
       await sql`select pg_advisory_xact_lock(hashtext(${`project:${project.space}`}))`.execute(trx);

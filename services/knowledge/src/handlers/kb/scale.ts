@@ -1,15 +1,11 @@
-import { create_notes, link_many, ok, refuse } from '@studium/contracts';
+import { create_notes, link_many, ok } from '@studium/contracts';
 import { endpoint } from '@studium/platform';
 import type { Kb } from '../../kb.ts';
-import { projectNotFound } from '../../refusals.ts';
+import { projectNotFound, tooMany } from '../../refusals.ts';
 import { createOne, linkOne } from './write.ts';
 
 const MAX_NOTES = 100;
 const MAX_LINKS = 200;
-
-function tooMany(max: number, count: number) {
-  return refuse('tooMany', `Бір шақыруда ең көбі ${max}: топтарға бөліңіз`, { limit: max, count });
-}
 
 /** create_notes: best effort, one result per note, in order (later notes resolve earlier forward references). */
 export function createNotesHandler(kb: Kb) {
