@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type EventKey, type EventPayload, events } from '@studium/contracts';
-import { type Kysely, sql, type Transaction } from 'kysely';
+import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 import { headers, type NatsConnection } from 'nats';
 import type pg from 'pg';
 import { type EventEnvelope, ensureStream, streamNames } from './events.ts';
@@ -37,6 +37,42 @@ export function emitEvent<DB, K extends EventKey>(
   data: EventPayload<K>,
 ): Promise<string> {
   return addEvent(trx, events[key].subject, data);
+}
+
+/**
+ * Records one event per row of `rows` in the caller's transaction with ONE `INSERT … SELECT`: the
+ * set-based form of {@link addEvent} for a change of many rows at once. `rows` is a query selecting
+ * `data` (jsonb: the event's data) and `ord` (the order the events are written and so published in).
+ * Each event gets its own id (the Nats-Msg-Id); all share `occurred_at`. The envelope and the NOTIFY
+ * are those of {@link addEvent}. Returns how many events were recorded.
+ */
+export async function addEventsFrom<DB>(
+  trx: Transaction<DB> | Kysely<DB>,
+  subject: string,
+  rows: RawBuilder<unknown>,
+): Promise<number> {
+  const occurredAt = new Date().toISOString();
+  const r = await sql`insert into outbox (subject, payload)
+    select ${subject}, jsonb_build_object('id', gen_random_uuid()::text, 'type', ${subject}::text,
+      'occurred_at', ${occurredAt}::text, 'data', e.data)
+    from (${rows}) as e
+    order by e.ord`.execute(trx);
+  const n = Number(r.numAffectedRows ?? 0n);
+  if (n > 0) await sql`select pg_notify(${NOTIFY_CHANNEL}, current_schema())`.execute(trx);
+  return n;
+}
+
+/**
+ * {@link addEventsFrom} for a catalog event, by its key in the contracts' `events` (the subject
+ * comes from the catalog), as {@link emitEvent} is for one. The rows' `data` is built in SQL, so
+ * the compiler cannot check it against the schema: the caller's tests must.
+ */
+export function emitEventsFrom<DB>(
+  trx: Transaction<DB> | Kysely<DB>,
+  key: EventKey,
+  rows: RawBuilder<unknown>,
+): Promise<number> {
+  return addEventsFrom(trx, events[key].subject, rows);
 }
 
 export interface RelayOptions {

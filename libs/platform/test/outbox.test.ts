@@ -1,4 +1,4 @@
-import { addEvent, type Database, type Relay, startRelay, streamNames } from '@studium/platform';
+import { addEvent, addEventsFrom, type Database, type Relay, startRelay, streamNames } from '@studium/platform';
 import { createTestEnv, eventually, type TestEnv } from '@studium/testing';
 import { sql } from 'kysely';
 import type { JetStreamManager, Subscription } from 'nats';
@@ -75,6 +75,41 @@ describe('outbox relay', () => {
     expect(stored.header.get('Nats-Msg-Id')).toBe(id);
     expect(stored.json()).toMatchObject({ id, type: subject, data: { course: 'c1' } });
     expect(await storedCount(jsm, env.prefix, subject)).toBe(1);
+  });
+
+  it('addEventsFrom records one event per selected row in one statement, in order, and wakes the relay', async () => {
+    const subject = 'evt.platformtest.bulk';
+    const none = await database.db
+      .transaction()
+      .execute((trx) => addEventsFrom(trx, subject, sql`select '{}'::jsonb as data, 1 as ord where false`));
+    expect(none).toBe(0);
+    const rows = sql`select jsonb_build_object('n', i, 'who', 'bulk') as data, -i as ord from generate_series(1, 5) as i`;
+    await expect(
+      database.db.transaction().execute(async (trx) => {
+        expect(await addEventsFrom(trx, subject, rows)).toBe(5);
+        throw new Error('abort');
+      }),
+    ).rejects.toThrow('abort');
+    const { rows: kept } = await database.pool.query('select count(*)::int as n from outbox where subject = $1', [
+      subject,
+    ]);
+    expect(kept[0].n).toBe(0);
+    expect(await database.db.transaction().execute((trx) => addEventsFrom(trx, subject, rows))).toBe(5);
+    const { rows: written } = await database.pool.query<{ payload: { id: string; data: unknown } }>(
+      'select payload from outbox where subject = $1 order by id',
+      [subject],
+    );
+    // Ordered by `ord` (descending n here), each with the envelope addEvent writes and its own id.
+    expect(written.map((r) => r.payload.data)).toEqual([5, 4, 3, 2, 1].map((n) => ({ n, who: 'bulk' })));
+    for (const { payload } of written) {
+      expect(payload).toMatchObject({ type: subject, occurred_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/) });
+      expect(Object.keys(payload).sort()).toEqual(['data', 'id', 'occurred_at', 'type']);
+    }
+    const ids = written.map((r) => r.payload.id);
+    expect(new Set(ids).size).toBe(5);
+    // No flush: the NOTIFY of the commit wakes the relay (its poll interval is a minute).
+    await eventually(async () => expect(published.get(subject)).toEqual(ids));
+    expect(await storedCount(jsm, env.prefix, subject)).toBe(5);
   });
 
   it('keeps one copy in the stream when a crash makes the relay publish a row twice', async () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type KbNoteChanged, ok, type refuse } from '@studium/contracts';
-import { emitEvent, type Logger } from '@studium/platform';
-import type { Kysely, Transaction } from 'kysely';
+import { type CallContext, checkDeadline, emitEvent, emitEventsFrom, Failure, type Logger } from '@studium/platform';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import type { KnowledgeDb } from './db.ts';
 import { detectLanguage } from './domain/language.ts';
 import { applyEdit, titleKey, titleOf, wikiLinks } from './domain/markdown.ts';
@@ -9,6 +9,7 @@ import { normalisePath } from './domain/paths.ts';
 import { type Embeddings, embeddingText } from './embeddings.ts';
 import {
   editRefusal,
+  folderNotFound,
   invalidPath,
   noteNotFound,
   Refused,
@@ -21,6 +22,9 @@ import { LinkRepository, type linkView } from './repositories/link.repository.ts
 import { NoteRepository, type NoteRow } from './repositories/note.repository.ts';
 import type { ProjectRow } from './repositories/project.repository.ts';
 import type { TextSearch } from './text-search.ts';
+
+/** PostgreSQL's error code of a statement cancelled by statement_timeout. */
+const QUERY_CANCELED = '57014';
 
 /** Who makes a change: an agent through a tool, or a person through the CLI or the HTTP route. */
 export interface Actor {
@@ -180,11 +184,10 @@ export class Writer {
    * Changes a note's body, title or folder under its version token (CAS). A changed H1 renames
    * the note (the old title becomes an alias), as rename_note does.
    *
-   * With `within`, the change joins the caller's transaction (move_folder and rename_folder move
-   * every note of a folder in one): nothing commits here and no embedding follows (the caller
-   * embeds after its commit if the text changed). A refusal is answered before this note is
-   * written; the caller must still roll its transaction back (throw `Refused`) so that the notes
-   * it changed before are undone too.
+   * With `within`, the change joins the caller's transaction: nothing commits here and no
+   * embedding follows (the caller embeds after its commit if the text changed). A refusal is
+   * answered before this note is written; the caller must still roll its transaction back (throw
+   * `Refused`) if it changed other notes before.
    */
   async change(
     id: string,
@@ -226,6 +229,63 @@ export class Writer {
     });
     if (result.ok && action !== 'moved' && !within) await this.embed(id);
     return result;
+  }
+
+  /**
+   * move_folder and rename_folder: moves every live shared note of folder `from` and of every
+   * folder below it to `to`, in ONE transaction of a fixed number of statements whatever the
+   * folder's size. The notes are locked in one statement (in id order); then one statement per
+   * table writes what `change` writes for a move of one note: the new folder with the version
+   * bumped, one `moved` revision, one activity row and one outbox event per note. Ids, titles,
+   * bodies, links, aliases and embeddings stay. A note that would pass the depth limit refuses the
+   * whole folder (`invalidPath` with the first such path in id order) before anything is written.
+   * The caller's deadline is checked after the lock wait and right before commit: a caller that
+   * stopped waiting gets no move committed behind its back (504, rolled back).
+   */
+  async moveFolder(
+    project: ProjectRow,
+    from: string,
+    to: string,
+    by: Actor,
+    ctx: Pick<CallContext, 'signal' | 'deadline'>,
+  ) {
+    return this.transaction(async (r, trx) => {
+      // No statement outlasts the caller: a lock wait or a write still running at the deadline is
+      // cancelled (and the transaction rolled back) rather than finished for nobody.
+      if (ctx.deadline) {
+        const left = Math.max(1, Math.ceil(ctx.deadline - Date.now()));
+        await sql`select set_config('statement_timeout', ${String(left)}, true)`.execute(trx);
+      }
+      const rows = await r.notes.lockFolder(project.id, from);
+      if (!rows.length) return folderNotFound(from);
+      // The folder is already there (move_folder to its own parent, rename_folder to its own name).
+      if (to === from) return ok({ project: project.handle, from, to, moved: 0 });
+      const moves = rows.map((row) => ({ id: row.id, folder: to + row.folder.slice(from.length) }));
+      // A note deep below may land past the depth limit: the whole folder stays.
+      const tooDeep = moves.find((m) => normalisePath(m.folder) !== m.folder);
+      if (tooDeep) return invalidPath(tooDeep.folder);
+      checkDeadline(ctx);
+      const ids = moves.map((m) => m.id);
+      const moved = await r.notes.moveMany(moves, by.user, by.kind);
+      if (moved !== moves.length) throw new Error(`moved ${moved} of ${moves.length} locked notes`);
+      await r.notes.addRevisions(ids, 'moved', by.user, by.kind);
+      await r.activity.recordMany(ids, 'moved', by.user, by.kind);
+      // The event `recorded` writes for each note (KbNoteChanged), built in SQL.
+      const at = new Date().toISOString();
+      await emitEventsFrom(
+        trx,
+        'knowledge.kb_note_changed',
+        sql`select jsonb_build_object('note', id, 'class', class, 'project', ${project.handle}::text,
+            'space', ${project.space}::text, 'action', 'moved', 'version', version, 'by', ${by.user}::text,
+            'by_kind', ${by.kind}::text, 'at', ${at}::text) as data, id as ord
+          from notes where id = any(${ids}::uuid[])`,
+      );
+      checkDeadline(ctx);
+      return ok({ project: project.handle, from, to, moved });
+    }).catch((err) => {
+      if ((err as { code?: string }).code === QUERY_CANCELED) throw new Failure(504, 'deadline passed');
+      throw err;
+    });
   }
 
   /** edit_note's modes over `change`. */

@@ -4,10 +4,12 @@ import {
   edit_note,
   get_my_projects,
   get_note,
+  KbNoteChanged,
   link,
   list_notes,
   move_folder,
   type Principal,
+  recent_activity,
   rename_folder,
   rename_note,
   type ToolContract,
@@ -547,5 +549,241 @@ describe('concurrent edits of a note in a moving folder: waited for or refused, 
     expect([...folders]).toHaveLength(1);
     expect(['left/inner', 'duel/right']).toContain([...folders][0]);
     for (const id of both) expect((await revisionsOf(id)).map((r) => r.action)).toEqual(['created', 'moved']);
+  });
+});
+
+describe('the events, revisions and activity of a folder move are those of any other change, one per note', () => {
+  it('each event is a KbNoteChanged like an edit writes, with its own envelope id, in id order', async () => {
+    const ids: string[] = [];
+    for (const t of ['Событие 1', 'Событие 2', 'Событие 3', 'Событие 4'])
+      ids.push(await note('acme/docs', t, 'events'));
+    await call(edit_note, {
+      id: ids[0],
+      versionToken: (await call(get_note, { ref: ids[0] })).versionToken,
+      mode: 'append',
+      content: 'Правка.',
+    });
+    const { rows: edits } = await sql<{ payload: Json }>`
+      select payload from outbox where payload->'data'->>'note' = ${ids[0]} order by id desc limit 1`.execute(
+      knowledge.db,
+    );
+    const edited = edits[0].payload;
+    const before = await snapshot();
+    const { rows: lastActivity } = await sql<{
+      id: number;
+    }>`select coalesce(max(id), 0)::int as id from activity`.execute(knowledge.db);
+    expect(await call(move_folder, { project: 'acme/docs', path: 'events', newParent: 'archive' }, bob)).toMatchObject({
+      moved: 4,
+    });
+    const { rows } = await sql<{ payload: Json }>`select payload from outbox order by id offset ${Number(
+      before.outbox,
+    )}`.execute(knowledge.db);
+    const sorted = [...ids].sort();
+    expect(rows.map((r) => r.payload.data.note)).toEqual(sorted);
+    const versions = Object.fromEntries(
+      (await knowledge.db.selectFrom('notes').select(['id', 'version']).where('id', 'in', ids).execute()).map((n) => [
+        n.id,
+        n.version,
+      ]),
+    );
+    for (const { payload } of rows) {
+      expect(Object.keys(payload).sort()).toEqual(Object.keys(edited).sort());
+      expect(payload).toMatchObject({ type: edited.type, occurred_at: expect.stringMatching(/Z$/) });
+      const data = KbNoteChanged.parse(payload.data);
+      expect(Object.keys(payload.data).sort()).toEqual(Object.keys(edited.data).sort());
+      expect(data).toEqual({
+        note: data.note,
+        class: 'user-doc',
+        project: 'acme/docs',
+        space: 'acme',
+        action: 'moved',
+        version: versions[data.note],
+        by: 'bob@test',
+        by_kind: 'agent',
+        at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      });
+    }
+    expect(new Set(rows.map((r) => r.payload.id)).size).toBe(4);
+    expect(rows.map((r) => r.payload.id)).not.toContain(edited.id);
+    // One revision per note with the note as it is now, by the mover; one activity row each, in id order.
+    for (const id of ids) {
+      const revs = await knowledge.db
+        .selectFrom('note_revisions')
+        .selectAll()
+        .where('note', '=', id)
+        .orderBy('version', 'desc')
+        .executeTakeFirstOrThrow();
+      const now = await knowledge.db
+        .selectFrom('notes')
+        .select(['title', 'folder', 'body', 'tags', 'version', 'updated_by', 'updated_kind'])
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
+      expect(revs).toMatchObject({
+        version: now.version,
+        action: 'moved',
+        title: now.title,
+        folder: 'archive/events',
+        body: now.body,
+        tags: now.tags,
+        by_user: 'bob@test',
+        by_kind: 'agent',
+      });
+      expect(now).toMatchObject({ updated_by: 'bob@test', updated_kind: 'agent' });
+    }
+    const activity = await knowledge.db
+      .selectFrom('activity')
+      .select(['note', 'action', 'by_user', 'by_kind', 'owner'])
+      .where('id', '>', lastActivity[0].id)
+      .orderBy('id')
+      .execute();
+    expect(activity).toEqual(
+      sorted.map((n) => ({ note: n, action: 'moved', by_user: 'bob@test', by_kind: 'agent', owner: null })),
+    );
+    // recent_activity shows them as any change, newest first (the last in id order).
+    const recent = await call(recent_activity, { project: 'acme/docs', limit: 4 });
+    expect(recent.items.map((c: Json) => [c.note, c.action, c.path])).toEqual(
+      [...sorted].reverse().map((n) => [n, 'moved', 'archive/events']),
+    );
+  });
+});
+
+describe('a move whose caller stopped waiting commits nothing (statement_timeout, checkDeadline before commit)', () => {
+  /** Waits until no transaction holds a row lock on these notes (the move has committed or rolled back). */
+  async function settled(ids: string[]) {
+    await knowledge.db.transaction().execute(async (trx) => {
+      await sql`select id from notes where id = any(${ids}::uuid[]) order by id for no key update`.execute(trx);
+    });
+  }
+
+  async function waiting(event: string) {
+    await eventually(async () => {
+      const { rows } = await sql<{ n: string }>`select count(*) as n from pg_stat_activity
+        where datname = current_database() and (wait_event_type = ${event} or wait_event = ${event})`.execute(
+        knowledge.db,
+      );
+      if (Number(rows[0].n) < 1) throw new Error(`nobody waits on ${event} yet`);
+    }, 5000);
+  }
+
+  it('the deadline passes while the move waits for a note someone is editing: rolled back, the folder stays', async () => {
+    const ids: string[] = [];
+    for (const t of ['Срок 1', 'Срок 2', 'Срок 3']) ids.push(await note('acme/docs', t, 'deadline1'));
+    ids.sort();
+    const before = await snapshot();
+    let move: Promise<unknown> | undefined;
+    await knowledge.db.transaction().execute(async (trx) => {
+      // The last note in id order is held: the move locks the others, then waits for it.
+      await sql`select id from notes where id = ${ids[2]} for no key update`.execute(trx);
+      move = env.bus.request(
+        move_folder,
+        alice,
+        { project: 'acme/docs', path: 'deadline1', newParent: 'late' },
+        {
+          timeoutMs: 400,
+        },
+      );
+      await waiting('Lock');
+      await expect(move).rejects.toMatchObject({ status: 504 });
+      // The move stops waiting at the deadline (statement_timeout), not when the edit ends: the
+      // notes it had locked are free while the third is still held here.
+      await eventually(async () => {
+        await knowledge.db.transaction().execute(async (other) => {
+          await sql`select id from notes where id = any(${ids.slice(0, 2)}::uuid[])
+            for no key update nowait`.execute(other);
+        });
+      }, 3000);
+    });
+    await settled(ids);
+    expect(await snapshot()).toEqual(before);
+    expect(await Promise.all(ids.map(folderOf))).toEqual(['deadline1', 'deadline1', 'deadline1']);
+    // Nothing stays locked: the same move with time to spare goes through.
+    expect(await call(move_folder, { project: 'acme/docs', path: 'deadline1', newParent: 'late' })).toMatchObject({
+      moved: 3,
+    });
+  });
+
+  it('the deadline passes while the move writes: rolled back before commit, no event, no revision', async () => {
+    const ids: string[] = [];
+    for (const t of ['Срок 4', 'Срок 5']) ids.push(await note('acme/docs', t, 'deadline2'));
+    // Writing the revisions and the activity rows takes 350 ms each: no single statement reaches the
+    // deadline (600 ms, also the statement timeout), but together they pass it before the commit.
+    await sql`create function test_slow_insert() returns trigger language plpgsql as $$
+      begin perform pg_sleep(0.35); return null; end $$`.execute(knowledge.db);
+    for (const table of ['note_revisions', 'activity']) {
+      await sql`create trigger test_slow_insert after insert on ${sql.table(table)}
+        for each statement execute function test_slow_insert()`.execute(knowledge.db);
+    }
+    try {
+      const before = await snapshot();
+      const move = env.bus.request(
+        rename_folder,
+        alice,
+        { project: 'acme/docs', path: 'deadline2', name: 'late2' },
+        { timeoutMs: 600 },
+      );
+      await waiting('PgSleep');
+      await expect(move).rejects.toMatchObject({ status: 504 });
+      await settled(ids);
+      expect(await snapshot()).toEqual(before);
+      expect(await Promise.all(ids.map(folderOf))).toEqual(['deadline2', 'deadline2']);
+    } finally {
+      await sql`drop function if exists test_slow_insert() cascade`.execute(knowledge.db);
+    }
+    expect(await call(rename_folder, { project: 'acme/docs', path: 'deadline2', name: 'late2' })).toMatchObject({
+      moved: 2,
+    });
+  });
+});
+
+describe('a large folder moves within the request timeout', () => {
+  it('5,000 notes (the per-note move took 10 s and more): one revision, activity row and event each, every version one further, nothing else touched', async () => {
+    const { rows: projects } = await sql<{ id: string }>`
+      select id from projects where space = 'acme' and slug = 'docs'`.execute(knowledge.db);
+    // Seeded straight into the schema (5,000 create_note calls would take minutes here).
+    await sql`insert into notes (id, project, class, folder, title, body, lang, tsv, search_text,
+        created_by, created_kind, updated_by, updated_kind)
+      select gen_random_uuid(), ${projects[0].id}, 'user-doc', case when i % 4 = 0 then 'bulk/inner' else 'bulk' end,
+        'Массовая ' || i, '# Массовая ' || i || E'\n\nТекст заметки номер ' || i, 'ru',
+        to_tsvector('russian', 'Массовая ' || i), 'Массовая ' || i, 'alice@test', 'agent', 'alice@test', 'agent'
+      from generate_series(1, 5000) as i`.execute(knowledge.db);
+    await sql`insert into note_revisions (note, version, action, title, folder, body, tags, by_user, by_kind)
+      select id, 1, 'created', title, folder, body, tags, created_by, created_kind from notes
+      where folder in ('bulk', 'bulk/inner')`.execute(knowledge.db);
+    const before = await snapshot();
+    const reply = (await env.bus.request(
+      move_folder,
+      alice,
+      { project: 'acme/docs', path: 'bulk', newParent: 'big' },
+      { timeoutMs: 5000 },
+    )) as Json;
+    expect(reply).toEqual({ ok: true, data: { project: 'acme/docs', from: 'bulk', to: 'big/bulk', moved: 5000 } });
+    const after = await snapshot();
+    const moved = after.notes.filter((n) => n.folder === 'big/bulk' || n.folder === 'big/bulk/inner');
+    expect(moved).toHaveLength(5000);
+    expect(moved.filter((n) => n.folder === 'big/bulk/inner')).toHaveLength(1250);
+    for (const n of moved) {
+      const was = before.notes.find((x) => x.id === n.id);
+      expect(n).toEqual({ ...was, folder: `big/${was?.folder}`, version: 2 });
+    }
+    for (const n of after.notes.filter((x) => !moved.includes(x))) {
+      expect(n).toEqual(before.notes.find((x) => x.id === n.id));
+    }
+    expect(Number(after.revisions) - Number(before.revisions)).toBe(5000);
+    expect(Number(after.activity) - Number(before.activity)).toBe(5000);
+    expect(after.links).toBe(before.links);
+    const events = await outboxAfter(before.outbox);
+    expect(new Set(events.map((e) => `${e.note}:${e.version}:${e.action}`))).toEqual(
+      new Set(moved.map((n) => `${n.id}:2:moved`)),
+    );
+    const { rows: revs } = await sql<{ n: string }>`select count(*) as n from note_revisions
+      where version = 2 and action = 'moved' and folder like 'big/bulk%' and by_user = 'alice@test'`.execute(
+      knowledge.db,
+    );
+    expect(Number(revs[0].n)).toBe(5000);
+    await knowledge.app.flush();
+    const { rows } = await sql<{ n: string }>`select count(*) as n from outbox where published_at is null`.execute(
+      knowledge.db,
+    );
+    expect(Number(rows[0].n)).toBe(0);
   });
 });

@@ -31,6 +31,14 @@ export class ActivityRepository {
       .execute();
   }
 
+  /** One row per note, the same action by the same author, in ONE statement (in id order). */
+  async recordMany(ids: string[], action: string, by: string, byKind: string) {
+    await sql`insert into activity (note, project, owner, action, by_user, by_kind)
+      select id, project, owner, ${action}, ${by}, ${byKind}
+      from notes where id = any(${ids}::uuid[])
+      order by id`.execute(this.db);
+  }
+
   /**
    * Latest changes of shared notes in the projects (and of the caller's memory when `owner`),
    * newest first; `since` keeps only later ones.

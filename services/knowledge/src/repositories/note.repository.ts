@@ -142,6 +142,19 @@ export class NoteRepository {
     return (await this.get(id)) as NoteRow;
   }
 
+  /**
+   * Moves locked notes to their new folders in ONE statement, bumping each version and stamping
+   * who and when, as {@link update} does for one note. Title, body, language, full-text vector and
+   * embedding stay as they are: the text did not change. Returns how many notes it wrote.
+   */
+  async moveMany(moves: Array<{ id: string; folder: string }>, by: string, byKind: string): Promise<number> {
+    const r = await sql`update notes as n set folder = m.folder, version = n.version + 1, updated_by = ${by},
+        updated_kind = ${byKind}, updated_at = now()
+      from unnest(${moves.map((m) => m.id)}::uuid[], ${moves.map((m) => m.folder)}::text[]) as m(id, folder)
+      where n.id = m.id`.execute(this.db);
+    return Number(r.numAffectedRows ?? 0n);
+  }
+
   /** Drops a note's pgvector copy of its embedding (only where that column exists). */
   async clearVector(id: string): Promise<void> {
     await sql`update notes set embedding_vec = null where id = ${id}`.execute(this.db);
@@ -217,6 +230,14 @@ export class NoteRepository {
         by_kind: byKind,
       })
       .execute();
+  }
+
+  /** Stores the current state of each of these notes as a revision, in ONE statement (in id order). */
+  async addRevisions(ids: string[], action: string, by: string, byKind: string): Promise<void> {
+    await sql`insert into note_revisions (note, version, action, title, folder, body, tags, by_user, by_kind)
+      select id, version, ${action}, title, folder, body, tags, ${by}, ${byKind}
+      from notes where id = any(${ids}::uuid[])
+      order by id`.execute(this.db);
   }
 
   async revisions(id: string) {

@@ -1,28 +1,17 @@
-import {
-  move_folder,
-  move_note,
-  ok,
-  type Principal,
-  rename_folder,
-  rename_note,
-  rename_project,
-} from '@studium/contracts';
+import { move_folder, move_note, ok, rename_folder, rename_note, rename_project } from '@studium/contracts';
 import { endpoint } from '@studium/platform';
 import { sql } from 'kysely';
 import { withTitle } from '../../domain/markdown.ts';
 import { normalisePath, SLUG } from '../../domain/paths.ts';
 import { agent, type Kb, visibleNote, visibleTo } from '../../kb.ts';
 import {
-  folderNotFound,
   handleTaken,
   invalidHandle,
   invalidPath,
   noteNotFound,
   projectNotFound,
-  Refused,
   titleMissing,
 } from '../../refusals.ts';
-import type { ProjectRow } from '../../repositories/project.repository.ts';
 import { ProjectRepository } from '../../repositories/project.repository.ts';
 
 /** move_note: another folder; id, title and links stay. */
@@ -65,47 +54,6 @@ export function renameNoteHandler(kb: Kb) {
   });
 }
 
-/**
- * Moves every note of a folder (and below) to a new folder path in ONE transaction: each note gets
- * its revision, activity row and outbox event, and ids, titles and links stay. The notes are locked
- * first (in id order); a concurrent change of one of them is waited for and then moved as it left
- * it, and an edit_note holding a token read before the move gets versionConflict (the move bumps
- * every version). Any refusal or failure rolls the whole folder back: nothing moves.
- */
-async function relocate(kb: Kb, p: Principal, project: ProjectRow, from: string, to: string) {
-  const visible = visibleTo(p, await kb.access.projects(p));
-  return kb.writer
-    .transaction(async (r, trx) => {
-      const rows = await r.notes.lockFolder(project.id, from);
-      if (!rows.length) return folderNotFound(from);
-      // The folder is already there (move_folder to its own parent, rename_folder to its own name).
-      if (to === from) return ok({ project: project.handle, from, to, moved: 0 });
-      for (const row of rows) {
-        const moved = await kb.writer.change(
-          row.id,
-          null,
-          project,
-          (n) => {
-            const folder = to + n.folder.slice(from.length);
-            // A note deep below may land past the depth limit: the whole folder stays.
-            if (normalisePath(folder) !== folder) return invalidPath(folder);
-            return { ok: true, title: n.title, folder, body: n.body };
-          },
-          'moved',
-          agent(p),
-          visible,
-          trx,
-        );
-        if (!moved.ok) throw new Refused(moved);
-      }
-      return ok({ project: project.handle, from, to, moved: rows.length });
-    })
-    .catch((err) => {
-      if (err instanceof Refused) return err.reply;
-      throw err;
-    });
-}
-
 /** move_folder: the folder with everything in it under another parent. */
 export function moveFolderHandler(kb: Kb) {
   return endpoint(move_folder, async (args, ctx) => {
@@ -117,7 +65,7 @@ export function moveFolderHandler(kb: Kb) {
     if (!from) return invalidPath(args.path);
     if (parent === null || parent === from || parent.startsWith(`${from}/`)) return invalidPath(args.newParent);
     const name = from.split('/').pop() as string;
-    return relocate(kb, p, project, from, parent ? `${parent}/${name}` : name);
+    return kb.writer.moveFolder(project, from, parent ? `${parent}/${name}` : name, agent(p), ctx);
   });
 }
 
@@ -132,7 +80,7 @@ export function renameFolderHandler(kb: Kb) {
     const name = args.name.trim();
     if (!name || name.includes('/') || normalisePath(name) !== name) return invalidPath(args.name);
     const parent = from.includes('/') ? from.slice(0, from.lastIndexOf('/')) : '';
-    return relocate(kb, p, project, from, parent ? `${parent}/${name}` : name);
+    return kb.writer.moveFolder(project, from, parent ? `${parent}/${name}` : name, agent(p), ctx);
   });
 }
 
