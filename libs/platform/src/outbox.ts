@@ -9,17 +9,17 @@ import { startPump } from './pump.ts';
 const NOTIFY_CHANNEL = 'studium_outbox';
 const enc = new TextEncoder();
 
+/** A new event's envelope, as {@link addEvent} stores it in the outbox's payload. */
+export function eventEnvelope<T>(subject: string, data: T): EventEnvelope<T> {
+  return { id: randomUUID(), type: subject, occurred_at: new Date().toISOString(), data };
+}
+
 /**
  * Records a domain event in the caller's transaction; the relay publishes it after commit.
  * The subject is the contract's event subject (`evt.<service>.<event>`), without the prefix.
  */
 export async function addEvent<DB>(trx: Transaction<DB> | Kysely<DB>, subject: string, data: unknown): Promise<string> {
-  const envelope: EventEnvelope = {
-    id: randomUUID(),
-    type: subject,
-    occurred_at: new Date().toISOString(),
-    data,
-  };
+  const envelope = eventEnvelope(subject, data);
   await sql`insert into outbox (subject, payload) values (${subject}, ${JSON.stringify(envelope)}::jsonb)`.execute(trx);
   await sql`select pg_notify(${NOTIFY_CHANNEL}, current_schema())`.execute(trx);
   return envelope.id;

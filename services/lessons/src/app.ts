@@ -40,12 +40,14 @@ export async function createApp({ bus, nc, database, log, config }: ServiceDeps<
     bus,
     log,
     config: cfg,
-    runs: new RunRepository(db),
+    runs: new RunRepository(db, database.pool),
     sessions: new SessionRepository(db),
     attempts: new AttemptRepository(db),
     releaseRows,
     releases: new Releases(bus, releaseRows),
     access: new AccessCache(bus, cfg.ACCESS_CACHE_MS),
+    notifyOutbox: true,
+    afterWrite: () => {},
   };
   const relay = await startRelay({ nc, pool: database.pool, schema: database.schema, prefix: bus.prefix, log });
   const consumer = await startReleaseConsumer(deps, nc);

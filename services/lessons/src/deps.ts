@@ -21,4 +21,8 @@ export interface LessonsDeps {
   releaseRows: ReleaseRepository;
   releases: Releases;
   access: AccessCache;
+  /** Whether mark_goal's write wakes every replica's outbox relay with pg_notify. */
+  notifyOutbox: boolean;
+  /** Called after a write with events committed (wakes this replica's relay). */
+  afterWrite(): void;
 }
