@@ -96,7 +96,7 @@ class CpuMeter {
   readonly spent = new Map<string, number>();
   constructor(
     private readonly procs: Record<string, number>,
-    private readonly backends: () => Promise<number[]>,
+    private readonly backends: () => Promise<{ pids: number[]; xacts: number }>,
   ) {}
   /** CPU ms so far by name; each PostgreSQL backend by its pid (backends come and go). */
   async snapshot(): Promise<Map<string, number>> {
@@ -104,7 +104,9 @@ class CpuMeter {
     const own = process.cpuUsage();
     out.set('client', (own.user + own.system) / 1000);
     for (const [name, pid] of Object.entries(this.procs)) out.set(name, cpuMs(pid));
-    for (const pid of await this.backends()) out.set(`postgres:${pid}`, cpuMs(pid));
+    const { pids, xacts } = await this.backends();
+    for (const pid of pids) out.set(`postgres:${pid}`, cpuMs(pid));
+    out.set('pg transactions', xacts);
     out.set('machine', machineMs());
     return out;
   }
@@ -220,12 +222,16 @@ try {
   const [who1, mark1] = await interleaved([whoami.slice(0, 1), markGoal.slice(0, 1)], SEQUENTIAL, ROUNDS);
   const watcher = new pg.Client({ connectionString: databaseUrl });
   await watcher.connect();
-  const backends = async () =>
-    (
-      await watcher.query<{ pid: number }>(
-        'select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
-      )
-    ).rows.map((r) => r.pid);
+  // PostgreSQL's counters lag up to a second behind (a backend reports at most once a second).
+  const backends = async () => {
+    const { rows } = await watcher.query<{ pid: number }>(
+      'select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+    );
+    const xacts = await watcher.query<{ n: number }>(
+      'select xact_commit + xact_rollback as n from pg_stat_database where datname = current_database()',
+    );
+    return { pids: rows.map((r) => r.pid), xacts: Number(xacts.rows[0]?.n ?? 0) };
+  };
   const meters = [new CpuMeter(pids, backends), new CpuMeter(pids, backends)];
   const [who64, mark64] = await interleaved([whoami, markGoal], TOTAL, ROUNDS, meters);
   await watcher.end();
@@ -244,7 +250,9 @@ try {
   );
   // CPU per call at 64 in flight, by process ("machine" is every process on it, other agents' too).
   const names = [...meters[0].spent.keys()];
-  console.log(`\n| CPU ms per call at ${AGENTS} | ${names.join(' | ')} |\n|---|${names.map(() => '---:').join('|')}|`);
+  console.log(
+    `\n| per call at ${AGENTS}: CPU ms, PostgreSQL transactions | ${names.join(' | ')} |\n|---|${names.map(() => '---:').join('|')}|`,
+  );
   for (const [name, meter] of [
     ['whoami', meters[0]],
     ['mark_goal', meters[1]],

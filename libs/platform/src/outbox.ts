@@ -41,6 +41,11 @@ export interface RelayOptions {
 export interface Relay {
   /** Publishes whatever is pending now (tests call it to avoid waiting). */
   flush(): Promise<number>;
+  /**
+   * Starts a pass now without waiting for it (a pass running asks for one more): for a writer that
+   * committed events without NOTIFY, which wakes this process's relay only.
+   */
+  kick(): void;
   /** True while the relay holds a LISTEN connection (commits wake it at once); polling covers the gaps. */
   readonly listening: boolean;
   stop(): Promise<void>;
@@ -186,6 +191,7 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
 
   return {
     flush: () => pump.flush(),
+    kick: () => void pump.kick(),
     get listening() {
       return listener !== null;
     },

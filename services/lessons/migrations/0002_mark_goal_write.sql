@@ -7,6 +7,9 @@
 -- on; when another write landed in between, it answers busy (the spec's "the session is being
 -- changed by another request") and writes nothing. Otherwise it writes the mark, moves the run,
 -- touches the session and adds the events to the outbox, their `at` set to the mark's time.
+-- No pg_notify: the service wakes its own outbox relay after the commit (a notification would
+-- wake the relay of every service on the database and serializes notifying commits); other
+-- replicas' relays poll.
 create function mark_goal_write(
   p_run text,
   p_session text,
@@ -21,9 +24,7 @@ create function mark_goal_write(
   -- The run's status the marks lead to.
   p_next text,
   -- Events, in order: [{subject, payload}], payload an envelope whose data.at is set here.
-  p_events jsonb,
-  -- Wake the outbox relays of every replica (pg_notify) after commit.
-  p_notify boolean
+  p_events jsonb
 ) returns table (outcome text, session_status text, marked_at timestamptz)
 language plpgsql
 as $$
@@ -86,9 +87,6 @@ begin
     select e.value ->> 'subject', jsonb_set(e.value -> 'payload', '{data,at}', to_jsonb(v_at_text))
     from jsonb_array_elements(p_events) with ordinality as e(value, n)
     order by e.n;
-  if p_notify then
-    perform pg_notify('studium_outbox', current_schema());
-  end if;
   return query select 'ok'::text, null::text, v_at;
 end;
 $$;

@@ -46,10 +46,18 @@ export async function createApp({ bus, nc, database, log, config }: ServiceDeps<
     releaseRows,
     releases: new Releases(bus, releaseRows),
     access: new AccessCache(bus, cfg.ACCESS_CACHE_MS),
-    notifyOutbox: true,
-    afterWrite: () => {},
+    // Replaced by the relay once it runs (below); a write cannot come before the service serves.
+    relay: { kick: () => {} },
   };
-  const relay = await startRelay({ nc, pool: database.pool, schema: database.schema, prefix: bus.prefix, log });
+  const relay = await startRelay({
+    nc,
+    pool: database.pool,
+    schema: database.schema,
+    prefix: bus.prefix,
+    log,
+    intervalMs: cfg.OUTBOX_POLL_MS,
+  });
+  deps.relay = relay;
   const consumer = await startReleaseConsumer(deps, nc);
   const service = await bus.serve('lessons', [
     ...startLessonHandlers(deps),

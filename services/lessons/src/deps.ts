@@ -1,4 +1,4 @@
-import type { Bus, Logger } from '@studium/platform';
+import type { Bus, Logger, Relay } from '@studium/platform';
 import type { Kysely } from 'kysely';
 import type { AccessCache } from './access-cache.ts';
 import type { LessonsConfig } from './config.ts';
@@ -21,8 +21,6 @@ export interface LessonsDeps {
   releaseRows: ReleaseRepository;
   releases: Releases;
   access: AccessCache;
-  /** Whether mark_goal's write wakes every replica's outbox relay with pg_notify. */
-  notifyOutbox: boolean;
-  /** Called after a write with events committed (wakes this replica's relay). */
-  afterWrite(): void;
+  /** This replica's outbox relay, woken by writes that commit events without NOTIFY (mark_goal). */
+  relay: Pick<Relay, 'kick'>;
 }

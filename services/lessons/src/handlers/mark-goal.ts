@@ -81,12 +81,12 @@ export function markGoalHandler(deps: LessonsDeps) {
       seenMarks: context.marks,
       next,
       events,
-      notify: deps.notifyOutbox,
     });
     if (written.outcome === 'busy') return refusals.busy();
     if (written.outcome === 'run_archived') return refusals.runArchived(session.course, session.lesson_key);
     if (written.outcome === 'session_closed') return refusals.sessionClosed(session.id, written.status);
-    deps.afterWrite();
+    // The events are committed without NOTIFY: this replica's relay publishes them now.
+    deps.relay.kick();
 
     const step = nextStep(lesson, marks, next === 'passed');
     return ok({

@@ -58,7 +58,6 @@ export interface MarkWrite {
   next: RunStatus;
   /** Envelopes for the outbox, in order; the function sets each one's data.at to the mark's time. */
   events: Array<{ subject: string; payload: unknown }>;
-  notify: boolean;
 }
 
 export type MarkWritten =
@@ -82,7 +81,7 @@ const MARK_CONTEXT = {
 };
 const MARK_WRITE = {
   name: 'lessons_mark_goal_write',
-  text: 'select outcome, session_status, marked_at from mark_goal_write($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)',
+  text: 'select outcome, session_status, marked_at from mark_goal_write($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)',
 };
 
 /** Lesson runs and the latest mark of each of their items. */
@@ -131,7 +130,6 @@ export class RunRepository {
           JSON.stringify(seen),
           w.next,
           JSON.stringify(w.events),
-          w.notify,
         ],
       });
       row = rows[0];
