@@ -86,11 +86,19 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
       const { rows } = await client.query<{ id: number; subject: string; payload: EventEnvelope }>(
         'select id, subject, payload from outbox where published_at is null order by id limit 100 for update skip locked',
       );
-      for (const row of rows) {
-        const h = headers();
-        h.set('Nats-Msg-Id', row.payload.id);
-        await js.publish(names.subject(row.subject), enc.encode(JSON.stringify(row.payload)), { headers: h });
-      }
+      // Sent together (one socket write for the batch) and acknowledged together, in id order on
+      // one connection, so the stream keeps that order. A failed publish rolls the batch back; the
+      // ones that landed are dropped as duplicates when it is sent again, so a retried event may
+      // come after later ones: consumers do not rely on order (a redelivered event comes late anyway).
+      const published = await Promise.allSettled(
+        rows.map((row) => {
+          const h = headers();
+          h.set('Nats-Msg-Id', row.payload.id);
+          return js.publish(names.subject(row.subject), enc.encode(JSON.stringify(row.payload)), { headers: h });
+        }),
+      );
+      const failed = published.find((r) => r.status === 'rejected');
+      if (failed) throw failed.reason;
       if (rows.length) {
         await client.query('update outbox set published_at = now() where id = any($1)', [rows.map((r) => r.id)]);
       }
