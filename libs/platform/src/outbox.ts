@@ -83,9 +83,14 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     client.on('error', onError);
     try {
       await client.query('begin');
+      // Taken and marked in one statement: the rows stay locked (other relays skip them) and the
+      // mark stays invisible until the commit after the publish; a failed publish rolls it back.
       const { rows } = await client.query<{ id: number; subject: string; payload: EventEnvelope }>(
-        'select id, subject, payload from outbox where published_at is null order by id limit 100 for update skip locked',
+        `update outbox set published_at = now()
+          where id in (select id from outbox where published_at is null order by id limit 100 for update skip locked)
+          returning id, subject, payload`,
       );
+      rows.sort((a, b) => a.id - b.id);
       // Sent together (one socket write for the batch) and acknowledged together, in id order on
       // one connection, so the stream keeps that order. A failed publish rolls the batch back; the
       // ones that landed are dropped as duplicates when it is sent again, so a retried event may
@@ -99,9 +104,6 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
       );
       const failed = published.find((r) => r.status === 'rejected');
       if (failed) throw failed.reason;
-      if (rows.length) {
-        await client.query('update outbox set published_at = now() where id = any($1)', [rows.map((r) => r.id)]);
-      }
       await client.query('commit');
       return rows.length;
     } catch (err) {

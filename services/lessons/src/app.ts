@@ -29,6 +29,21 @@ export interface LessonsApp extends App {
   flush(): Promise<void>;
 }
 
+/**
+ * A wake-up that fires at most once per window, at its end: the events of every write within it
+ * go out in one relay pass (one transaction and one socket write) instead of one pass each.
+ */
+function coalesced(kick: () => void, windowMs: number): () => void {
+  let timer: NodeJS.Timeout | null = null;
+  return () => {
+    if (timer) return;
+    timer = setTimeout(() => {
+      timer = null;
+      kick();
+    }, windowMs);
+  };
+}
+
 /** Registers the lesson tools on the bus and starts the outbox relay and the release consumer. */
 export async function createApp({ bus, nc, database, log, config }: ServiceDeps<LessonsDb>): Promise<LessonsApp> {
   // Tests hand an empty config; every setting has a default.
@@ -57,7 +72,7 @@ export async function createApp({ bus, nc, database, log, config }: ServiceDeps<
     log,
     intervalMs: cfg.OUTBOX_POLL_MS,
   });
-  deps.relay = relay;
+  deps.relay = { kick: coalesced(() => relay.kick(), cfg.OUTBOX_KICK_WINDOW_MS) };
   const consumer = await startReleaseConsumer(deps, nc);
   const service = await bus.serve('lessons', [
     ...startLessonHandlers(deps),

@@ -14,6 +14,8 @@ export const LessonsConfig = BaseConfig.extend({
    * commit without NOTIFY (mark_goal), or of a replica that stopped before publishing them.
    */
   OUTBOX_POLL_MS: z.coerce.number().int().positive().default(1000),
+  /** How long after a mark_goal the relay is woken, so that the events of the marks meanwhile go out together. */
+  OUTBOX_KICK_WINDOW_MS: z.coerce.number().int().min(0).default(10),
 });
 export type LessonsConfig = z.infer<typeof LessonsConfig>;
 
