@@ -14,6 +14,7 @@ import { resetProgressHandler } from './handlers/reset-progress.ts';
 import { sessionCourseHandler } from './handlers/session-course.ts';
 import { startLessonHandlers } from './handlers/start-lesson.ts';
 import { submitAnswerHandler } from './handlers/submit-answer.ts';
+import { MarkContexts } from './mark-contexts.ts';
 import { Releases } from './releases.ts';
 import { AttemptRepository } from './repositories/attempt.repository.ts';
 import { ReleaseRepository } from './repositories/release.repository.ts';
@@ -61,6 +62,7 @@ export async function createApp({ bus, nc, database, log, config }: ServiceDeps<
     releaseRows,
     releases: new Releases(bus, releaseRows),
     access: new AccessCache(bus, cfg.ACCESS_CACHE_MS),
+    markContexts: new MarkContexts(cfg.MARK_CONTEXTS),
     // Replaced by the relay once it runs (below); a write cannot come before the service serves.
     relay: { kick: () => {} },
   };

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { AccessCache } from './access-cache.ts';
 import type { LessonsConfig } from './config.ts';
 import type { LessonsDb } from './db.ts';
+import type { MarkContexts } from './mark-contexts.ts';
 import type { Releases } from './releases.ts';
 import type { AttemptRepository } from './repositories/attempt.repository.ts';
 import type { ReleaseRepository } from './repositories/release.repository.ts';
@@ -21,6 +22,8 @@ export interface LessonsDeps {
   releaseRows: ReleaseRepository;
   releases: Releases;
   access: AccessCache;
+  /** mark_goal's context of the sessions this replica wrote last. */
+  markContexts: MarkContexts;
   /** This replica's outbox relay, woken by writes that commit events without NOTIFY (mark_goal). */
   relay: Pick<Relay, 'kick'>;
 }

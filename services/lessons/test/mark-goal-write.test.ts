@@ -98,7 +98,7 @@ describe('mark_goal: one write statement after one read', () => {
     expect(session.last_activity_at >= (markedAt.get('execution:E1') as string)).toBe(true);
   });
 
-  it('a write decided on marks or a run status that changed since the read is refused busy and changes nothing', async () => {
+  it('a write decided on a state that moved (marks, run status, active release) is stale, changes nothing and returns the current state', async () => {
     const p = await h.student('stale@t');
     const s = await h.must(start_lesson, p, {});
     await h.must(mark_goal, p, { session: s.session, goal: 'term:T1', status: 'done', evidence: 'Назвал пример' });
@@ -107,12 +107,19 @@ describe('mark_goal: one write statement after one read', () => {
       .select('run_id')
       .where('id', '=', s.session)
       .executeTakeFirstOrThrow();
-    const write = (seenStatus: string, seenMarks: Record<string, string>) =>
+    const { release } = await h.lessons.db
+      .selectFrom('active_releases')
+      .select('release')
+      .where('course', '=', h.basics.course)
+      .executeTakeFirstOrThrow();
+    const write = (seenStatus: string, seenMarks: Record<string, string>, seenRelease: string | null) =>
       h.lessons.database.pool.query(
-        'select outcome from mark_goal_write($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)',
+        `select outcome, run_status, marks, active_release
+          from mark_goal_write($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
         [
           runId,
           s.session,
+          h.basics.course,
           'misconception:M1',
           'spot-negotiations',
           'done',
@@ -120,29 +127,73 @@ describe('mark_goal: one write statement after one read', () => {
           'Дальше: кейс',
           seenStatus,
           JSON.stringify(seenMarks),
+          seenRelease,
           'in_progress',
           JSON.stringify([{ subject: GOAL_MARKED, payload: { id: 'x', type: GOAL_MARKED, data: {} } }]),
         ],
       );
     const before = await snapshot(runId, s.session);
-    // Each decision misses what another write did in between: a mark, its status, the run's status.
-    for (const [status, marks] of [
-      ['in_progress', {}],
-      ['in_progress', { 'term:T1': 'planned' }],
-      ['in_progress', { 'term:T1': 'done', 'execution:E1': 'done' }],
-      ['not_started', { 'term:T1': 'done' }],
+    // Each decision misses what happened in between: a mark, its status, the run's status, a release.
+    for (const [status, marks, rel] of [
+      ['in_progress', {}, release],
+      ['in_progress', { 'term:T1': 'planned' }, release],
+      ['in_progress', { 'term:T1': 'done', 'execution:E1': 'done' }, release],
+      ['not_started', { 'term:T1': 'done' }, release],
+      ['in_progress', { 'term:T1': 'done' }, 'an-older-release'],
+      ['in_progress', { 'term:T1': 'done' }, null],
     ] as const) {
-      const { rows } = await write(status, marks);
-      expect(rows[0].outcome, JSON.stringify([status, marks])).toBe('busy');
+      const { rows } = await write(status, marks, rel);
+      expect(rows[0], JSON.stringify([status, marks, rel])).toMatchObject({
+        outcome: 'stale',
+        run_status: 'in_progress',
+        active_release: release,
+      });
+      expect(rows[0].marks.map((m: unknown[]) => [m[0], m[2]])).toEqual([['term:T1', 'done']]);
     }
     expect(await snapshot(runId, s.session)).toEqual(before);
     // The same write decided on what the run has lands.
-    const { rows } = await write('in_progress', { 'term:T1': 'done' });
+    const { rows } = await write('in_progress', { 'term:T1': 'done' }, release);
     expect(rows[0].outcome).toBe('ok');
     const after = await snapshot(runId, s.session);
     expect(after.marks.map((m) => m.goal).sort()).toEqual(['misconception:M1', 'term:T1']);
     expect(after.run.resume_from).toBe('Дальше: кейс');
     expect(after.outbox).toBe(before.outbox + 1);
+  });
+
+  it('a context kept from the last write that another replica made old is decided again on the current state', async () => {
+    const p = await h.student('kept@t');
+    const s = await h.must(start_lesson, p, {});
+    await h.must(mark_goal, p, { session: s.session, goal: 'term:T1', status: 'done', evidence: 'Назвал пример' });
+    // Another replica marks the second item of the objective (this one's kept context lacks it).
+    const { run_id: runId } = await h.lessons.db
+      .selectFrom('sessions')
+      .select('run_id')
+      .where('id', '=', s.session)
+      .executeTakeFirstOrThrow();
+    await h.lessons.database.pool.query(
+      `insert into goal_marks (run_id, goal, objective, status, evidence, session_id)
+        values ($1, 'misconception:M1', 'spot-negotiations', 'done', 'с другой реплики', $2)`,
+      [runId, s.session],
+    );
+    const r = await h.must(mark_goal, p, {
+      session: s.session,
+      goal: 'execution:E1',
+      status: 'planned',
+      evidence: 'Опишет случай',
+    });
+    // Decided on both marks: the lesson is covered and nothing is left open.
+    expect(r).toMatchObject({ lesson: 'covered', next_step: { kind: 'complete' } });
+    const run = await h.lessons.db
+      .selectFrom('runs')
+      .select('status')
+      .where('id', '=', runId)
+      .executeTakeFirstOrThrow();
+    expect(run.status).toBe('covered');
+    const covered = await h.lessons.database.pool.query(
+      `select count(*)::int as n from outbox where subject = $1 and payload -> 'data' ->> 'session' = $2`,
+      [LESSON_COVERED, s.session],
+    );
+    expect(covered.rows[0].n).toBe(1);
   });
 
   it('a run another transaction holds is busy at once, and nothing is written', async () => {

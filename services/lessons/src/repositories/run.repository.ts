@@ -48,13 +48,14 @@ export interface MarkContext {
 export interface MarkWrite {
   run: string;
   session: string;
+  course: string;
   goal: string;
   objective: string;
   status: GoalStatus;
   evidence: string | null;
   resume: string | null;
-  seenStatus: RunStatus;
-  seenMarks: ReadonlyMap<string, Mark>;
+  /** The state the decision was made on. */
+  seen: Pick<MarkContext, 'runStatus' | 'marks' | 'activeRelease'>;
   next: RunStatus;
   /** Envelopes for the outbox, in order; the function sets each one's data.at to the mark's time. */
   events: Array<{ subject: string; payload: unknown }>;
@@ -64,7 +65,20 @@ export type MarkWritten =
   | { outcome: 'ok'; at: string }
   | { outcome: 'run_archived' }
   | { outcome: 'session_closed'; status: string }
-  | { outcome: 'busy' };
+  | { outcome: 'busy' }
+  /** The state moved since the one decided on: nothing written; here is the current one. */
+  | { outcome: 'stale'; current: Pick<MarkContext, 'runStatus' | 'marks' | 'activeRelease'> };
+
+type MarkRow = [string, string, GoalStatus, string | null, string, string];
+
+/** Marks as the statements return them (json arrays, PostgreSQL's timestamp text) by item key. */
+function marksOf(rows: MarkRow[]): Map<string, Mark> {
+  const byGoal = new Map<string, Mark>();
+  for (const [goal, objective, status, evidence, session_id, marked_at] of rows) {
+    byGoal.set(goal, { goal, objective, status, evidence, session_id, marked_at: new Date(marked_at).toISOString() });
+  }
+  return byGoal;
+}
 
 // mark_goal's two statements, prepared once per connection (named statements).
 const MARK_CONTEXT = {
@@ -81,7 +95,8 @@ const MARK_CONTEXT = {
 };
 const MARK_WRITE = {
   name: 'lessons_mark_goal_write',
-  text: 'select outcome, session_status, marked_at from mark_goal_write($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)',
+  text: `select outcome, session_status, marked_at, run_status, marks, active_release
+    from mark_goal_write($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
 };
 
 /** Lesson runs and the latest mark of each of their items. */
@@ -98,13 +113,7 @@ export class RunRepository {
     const row = rows[0];
     if (!row) return undefined;
     const { active_release, run_status, marks, ...session } = row;
-    const byGoal = new Map<string, Mark>();
-    for (const [goal, objective, status, evidence, session_id, marked_at] of marks as Array<
-      [string, string, GoalStatus, string | null, string, string]
-    >) {
-      byGoal.set(goal, { goal, objective, status, evidence, session_id, marked_at: new Date(marked_at).toISOString() });
-    }
-    return { session: session as Session, activeRelease: active_release, runStatus: run_status, marks: byGoal };
+    return { session: session as Session, activeRelease: active_release, runStatus: run_status, marks: marksOf(marks) };
   }
 
   /**
@@ -113,21 +122,30 @@ export class RunRepository {
    */
   async writeMark(w: MarkWrite): Promise<MarkWritten> {
     const seen: Record<string, string> = {};
-    for (const [goal, m] of w.seenMarks) seen[goal] = m.status;
-    let row: { outcome: MarkWritten['outcome']; session_status: string | null; marked_at: string | null };
+    for (const [goal, m] of w.seen.marks) seen[goal] = m.status;
+    let row: {
+      outcome: MarkWritten['outcome'];
+      session_status: string | null;
+      marked_at: string | null;
+      run_status: RunStatus | null;
+      marks: MarkRow[] | null;
+      active_release: string | null;
+    };
     try {
       const { rows } = await this.requirePool().query({
         ...MARK_WRITE,
         values: [
           w.run,
           w.session,
+          w.course,
           w.goal,
           w.objective,
           w.status,
           w.evidence,
           w.resume,
-          w.seenStatus,
+          w.seen.runStatus,
           JSON.stringify(seen),
+          w.seen.activeRelease,
           w.next,
           JSON.stringify(w.events),
         ],
@@ -137,9 +155,23 @@ export class RunRepository {
       if ((err as { code?: string }).code === '55P03') return { outcome: 'busy' };
       throw err;
     }
-    if (row.outcome === 'ok') return { outcome: 'ok', at: row.marked_at as string };
-    if (row.outcome === 'session_closed') return { outcome: 'session_closed', status: row.session_status as string };
-    return { outcome: row.outcome };
+    switch (row.outcome) {
+      case 'ok':
+        return { outcome: 'ok', at: row.marked_at as string };
+      case 'session_closed':
+        return { outcome: 'session_closed', status: row.session_status as string };
+      case 'stale':
+        return {
+          outcome: 'stale',
+          current: {
+            runStatus: row.run_status as RunStatus,
+            marks: marksOf(row.marks ?? []),
+            activeRelease: row.active_release,
+          },
+        };
+      default:
+        return { outcome: row.outcome };
+    }
   }
 
   private requirePool(): pg.Pool {
