@@ -4,12 +4,14 @@
 // in flight at least half of whoami's.
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { enroll, type Principal, publish_course, resolveToken } from '@studium/contracts';
 import { createBus, createLogger, ensureDatabase, migrate, openDatabase, PLATFORM_MIGRATIONS } from '@studium/platform';
 import { buildFromDir, publishBuilt } from '@studium/release';
 import { connect as natsConnect } from 'nats';
+import pg from 'pg';
 import { ensureServices } from '../scripts/ensure-services.ts';
 import { EnrollmentAdmin } from '../services/enrollment/src/admin.ts';
 import { MIGRATIONS } from '../services/enrollment/src/app.ts';
@@ -29,6 +31,14 @@ const CURATOR: Principal = {
 };
 
 type Call = () => Promise<unknown>;
+
+/** Node options of a service: `BENCH_PROFILE=lessons,edge` writes a CPU profile of each into .bench-profiles/. */
+function nodeArgs(entry: string): string[] {
+  const profiled = (process.env.BENCH_PROFILE ?? '').split(',');
+  return profiled.includes(entry)
+    ? ['--cpu-prof', '--cpu-prof-dir', resolve(import.meta.dirname, '../.bench-profiles')]
+    : [];
+}
 
 /** `total` calls, worker w always calling calls[w] (its own agent and session); latencies in ms. */
 async function sample(calls: Call[], total: number) {
@@ -55,12 +65,67 @@ function stats(latencies: number[], seconds: number): Stats {
   return { p50: at(50), p99: at(99), perSecond: latencies.length / seconds };
 }
 
+/** CPU time (ms) of a process so far, from /proc (0 when it is gone). */
+function cpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+function procName(pid: string): string {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return '';
+  }
+}
+
+/** Busy CPU time (ms) of the whole machine so far. */
+function machineMs(): number {
+  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+  const idle = ticks[3] + ticks[4];
+  return ((ticks.reduce((a, b) => a + b, 0) - idle) * 1000) / 100;
+}
+
+/** Where the CPU of a case goes: named processes, PostgreSQL backends of the bench database, NATS. */
+class CpuMeter {
+  readonly spent = new Map<string, number>();
+  constructor(
+    private readonly procs: Record<string, number>,
+    private readonly backends: () => Promise<{ pids: number[]; xacts: number }>,
+  ) {}
+  /** CPU ms so far by name; each PostgreSQL backend by its pid (backends come and go). */
+  async snapshot(): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    const own = process.cpuUsage();
+    out.set('client', (own.user + own.system) / 1000);
+    for (const [name, pid] of Object.entries(this.procs)) out.set(name, cpuMs(pid));
+    const { pids, xacts } = await this.backends();
+    for (const pid of pids) out.set(`postgres:${pid}`, cpuMs(pid));
+    out.set('pg transactions', xacts);
+    out.set('machine', machineMs());
+    return out;
+  }
+  add(before: Map<string, number>, after: Map<string, number>) {
+    for (const [k, v] of after) {
+      const name = k.startsWith('postgres:') ? 'postgres' : k;
+      this.spent.set(name, (this.spent.get(name) ?? 0) + v - (before.get(k) ?? 0));
+    }
+  }
+}
+
 /** Alternating rounds of each case (each case a set of per-worker calls). */
-async function interleaved(cases: Call[][], total: number, rounds: number): Promise<Stats[]> {
+async function interleaved(cases: Call[][], total: number, rounds: number, meters?: CpuMeter[]): Promise<Stats[]> {
   const acc = cases.map(() => ({ latencies: [] as number[], seconds: 0 }));
   for (let r = 0; r < rounds; r++) {
     for (const [i, calls] of cases.entries()) {
+      const before = await meters?.[i].snapshot();
       const s = await sample(calls, Math.ceil(total / rounds));
+      if (before) meters?.[i].add(before, await (meters[i].snapshot() as Promise<Map<string, number>>));
       acc[i].latencies.push(...s.latencies);
       acc[i].seconds += s.seconds;
     }
@@ -87,11 +152,22 @@ try {
     PORT: '0',
     RATE_LIMIT_PER_MINUTE: '100000000',
   };
+  const pids: Record<string, number> = {};
   for (const entry of ['enrollment', 'courses', 'lessons']) {
-    children.push((await spawnTs(`services/${entry}/src/main.ts`, env, /service started/)).child);
+    const child = (await spawnTs(`services/${entry}/src/main.ts`, env, /service started/, nodeArgs(entry))).child;
+    children.push(child);
+    pids[entry] = child.pid ?? 0;
   }
-  const edge = await spawnTs('services/edge/src/main.ts', env, /Server listening at http:\/\/127\.0\.0\.1:(\d+)/);
+  const edge = await spawnTs(
+    'services/edge/src/main.ts',
+    env,
+    /Server listening at http:\/\/127\.0\.0\.1:(\d+)/,
+    nodeArgs('edge'),
+  );
   children.push(edge.child);
+  pids.edge = edge.child.pid ?? 0;
+  const natsPid = readdirSync('/proc').find((d) => /^\d+$/.test(d) && procName(d) === 'nats-server');
+  if (natsPid) pids.nats = Number(natsPid);
   const bus = createBus(nc, { prefix, timeoutMs: 10_000, log: createLogger('bench', 'silent') });
 
   const built = await buildFromDir(resolve(import.meta.dirname, '../examples/negotiation-basics'));
@@ -144,7 +220,21 @@ try {
   );
   for (let w = 0; w < 2; w++) await interleaved([whoami, markGoal], 256, 1);
   const [who1, mark1] = await interleaved([whoami.slice(0, 1), markGoal.slice(0, 1)], SEQUENTIAL, ROUNDS);
-  const [who64, mark64] = await interleaved([whoami, markGoal], TOTAL, ROUNDS);
+  const watcher = new pg.Client({ connectionString: databaseUrl });
+  await watcher.connect();
+  // PostgreSQL's counters lag up to a second behind (a backend reports at most once a second).
+  const backends = async () => {
+    const { rows } = await watcher.query<{ pid: number }>(
+      'select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+    );
+    const xacts = await watcher.query<{ n: number }>(
+      'select xact_commit + xact_rollback as n from pg_stat_database where datname = current_database()',
+    );
+    return { pids: rows.map((r) => r.pid), xacts: Number(xacts.rows[0]?.n ?? 0) };
+  };
+  const meters = [new CpuMeter(pids, backends), new CpuMeter(pids, backends)];
+  const [who64, mark64] = await interleaved([whoami, markGoal], TOTAL, ROUNDS, meters);
+  await watcher.end();
   console.log('\n| case | p50 ms | p99 ms | calls/s |\n|---|---:|---:|---:|');
   const rows: Array<[string, Stats]> = [
     ['edge whoami, 1 in flight', who1],
@@ -158,6 +248,18 @@ try {
   console.log(
     `\nmark_goal calls/s / whoami calls/s at ${AGENTS} = ${(mark64.perSecond / who64.perSecond).toFixed(2)} (target ≥ 0.5)`,
   );
+  // CPU per call at 64 in flight, by process ("machine" is every process on it, other agents' too).
+  const names = [...meters[0].spent.keys()];
+  console.log(
+    `\n| per call at ${AGENTS}: CPU ms, PostgreSQL transactions | ${names.join(' | ')} |\n|---|${names.map(() => '---:').join('|')}|`,
+  );
+  for (const [name, meter] of [
+    ['whoami', meters[0]],
+    ['mark_goal', meters[1]],
+  ] as const) {
+    const per = names.map((k) => ((meter.spent.get(k) ?? 0) / TOTAL).toFixed(2));
+    console.log(`| ${name} | ${per.join(' | ')} |`);
+  }
 } finally {
   for (const c of clients) await c.close().catch(() => {});
   await teardownBench({ children, nc, prefix, databaseUrl });

@@ -10,17 +10,17 @@ import { startPump } from './pump.ts';
 const NOTIFY_CHANNEL = 'studium_outbox';
 const enc = new TextEncoder();
 
+/** A new event's envelope, as {@link addEvent} stores it in the outbox's payload. */
+export function eventEnvelope<T>(subject: string, data: T): EventEnvelope<T> {
+  return { id: randomUUID(), type: subject, occurred_at: new Date().toISOString(), data };
+}
+
 /**
  * Records a domain event in the caller's transaction; the relay publishes it after commit.
  * The subject is the contract's event subject (`evt.<service>.<event>`), without the prefix.
  */
 export async function addEvent<DB>(trx: Transaction<DB> | Kysely<DB>, subject: string, data: unknown): Promise<string> {
-  const envelope: EventEnvelope = {
-    id: randomUUID(),
-    type: subject,
-    occurred_at: new Date().toISOString(),
-    data,
-  };
+  const envelope = eventEnvelope(subject, data);
   await sql`insert into outbox (subject, payload) values (${subject}, ${JSON.stringify(envelope)}::jsonb)`.execute(trx);
   await sql`select pg_notify(${NOTIFY_CHANNEL}, current_schema())`.execute(trx);
   return envelope.id;
@@ -91,6 +91,11 @@ export interface RelayOptions {
 export interface Relay {
   /** Publishes whatever is pending now (tests call it to avoid waiting). */
   flush(): Promise<number>;
+  /**
+   * Starts a pass now without waiting for it (a pass running asks for one more): for a writer that
+   * committed events without NOTIFY, which wakes this process's relay only.
+   */
+  kick(): void;
   /** True while the relay holds a LISTEN connection (commits wake it at once); polling covers the gaps. */
   readonly listening: boolean;
   stop(): Promise<void>;
@@ -128,17 +133,27 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     client.on('error', onError);
     try {
       await client.query('begin');
+      // Taken and marked in one statement: the rows stay locked (other relays skip them) and the
+      // mark stays invisible until the commit after the publish; a failed publish rolls it back.
       const { rows } = await client.query<{ id: number; subject: string; payload: EventEnvelope }>(
-        'select id, subject, payload from outbox where published_at is null order by id limit 100 for update skip locked',
+        `update outbox set published_at = now()
+          where id in (select id from outbox where published_at is null order by id limit 100 for update skip locked)
+          returning id, subject, payload`,
       );
-      for (const row of rows) {
-        const h = headers();
-        h.set('Nats-Msg-Id', row.payload.id);
-        await js.publish(names.subject(row.subject), enc.encode(JSON.stringify(row.payload)), { headers: h });
-      }
-      if (rows.length) {
-        await client.query('update outbox set published_at = now() where id = any($1)', [rows.map((r) => r.id)]);
-      }
+      rows.sort((a, b) => a.id - b.id);
+      // Sent together (one socket write for the batch) and acknowledged together, in id order on
+      // one connection, so the stream keeps that order. A failed publish rolls the batch back; the
+      // ones that landed are dropped as duplicates when it is sent again, so a retried event may
+      // come after later ones: consumers do not rely on order (a redelivered event comes late anyway).
+      const published = await Promise.allSettled(
+        rows.map((row) => {
+          const h = headers();
+          h.set('Nats-Msg-Id', row.payload.id);
+          return js.publish(names.subject(row.subject), enc.encode(JSON.stringify(row.payload)), { headers: h });
+        }),
+      );
+      const failed = published.find((r) => r.status === 'rejected');
+      if (failed) throw failed.reason;
       await client.query('commit');
       return rows.length;
     } catch (err) {
@@ -236,6 +251,7 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
 
   return {
     flush: () => pump.flush(),
+    kick: () => void pump.kick(),
     get listening() {
       return listener !== null;
     },

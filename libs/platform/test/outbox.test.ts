@@ -145,6 +145,40 @@ describe('outbox relay', () => {
     expect(await storedCount(jsm, env.prefix, subject)).toBe(250);
   });
 
+  it('publishes a batch together, and the stream keeps the order the events were written in', async () => {
+    const subject = 'evt.platformtest.ordered';
+    const ids = await database.db.transaction().execute(async (trx) => {
+      const out: string[] = [];
+      for (let i = 0; i < 60; i++) out.push(await addEvent(trx, subject, { i }));
+      return out;
+    });
+    // The commit's NOTIFY may have woken the relay first: whichever pass took them, all are out.
+    await relay.flush();
+    await eventually(async () => expect(await unpublished()).toBe(0));
+    const stream = streamNames(env.prefix);
+    const stored: string[] = [];
+    const info = await jsm.streams.info(stream.stream);
+    for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
+      const m = await jsm.streams.getMessage(stream.stream, { seq }).catch(() => null);
+      if (m?.subject === stream.subject(subject)) stored.push(m.header.get('Nats-Msg-Id'));
+    }
+    expect(stored).toEqual(ids);
+  });
+
+  it('kick() publishes what was committed without NOTIFY', async () => {
+    const subject = 'evt.platformtest.kicked';
+    const id = 'kicked-1';
+    const envelope = { id, type: subject, occurred_at: new Date().toISOString(), data: {} };
+    await sql`insert into outbox (subject, payload) values (${subject}, ${JSON.stringify(envelope)}::jsonb)`.execute(
+      database.db,
+    );
+    // Neither a notification nor the poll (a minute) would publish it within the second.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(published.get(subject)).toBeUndefined();
+    relay.kick();
+    await eventually(async () => expect(published.get(subject)).toEqual([id]), 900);
+  });
+
   it('wakes up on commit without an explicit flush', async () => {
     const subject = 'evt.platformtest.notified';
     const id = await database.db.transaction().execute((trx) => addEvent(trx, subject, {}));

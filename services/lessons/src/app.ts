@@ -15,6 +15,7 @@ import { sessionCourseHandler } from './handlers/session-course.ts';
 import { sessionProgressHandler } from './handlers/session-progress.ts';
 import { startLessonHandlers } from './handlers/start-lesson.ts';
 import { submitAnswerHandler } from './handlers/submit-answer.ts';
+import { MarkContexts } from './mark-contexts.ts';
 import { Releases } from './releases.ts';
 import { AttemptRepository } from './repositories/attempt.repository.ts';
 import { ReleaseRepository } from './repositories/release.repository.ts';
@@ -28,6 +29,21 @@ export const MIGRATIONS = new URL('../migrations', import.meta.url).pathname;
 export interface LessonsApp extends App {
   /** Publishes pending domain events now. */
   flush(): Promise<void>;
+}
+
+/**
+ * A wake-up that fires at most once per window, at its end: the events of every write within it
+ * go out in one relay pass (one transaction and one socket write) instead of one pass each.
+ */
+function coalesced(kick: () => void, windowMs: number): () => void {
+  let timer: NodeJS.Timeout | null = null;
+  return () => {
+    if (timer) return;
+    timer = setTimeout(() => {
+      timer = null;
+      kick();
+    }, windowMs);
+  };
 }
 
 /** Registers the lesson tools on the bus and starts the outbox relay and the release consumer. */
@@ -48,14 +64,25 @@ export async function createApp({
     bus,
     log,
     config: cfg,
-    runs: new RunRepository(db),
+    runs: new RunRepository(db, database.pool),
     sessions: new SessionRepository(db),
     attempts: new AttemptRepository(db),
     releaseRows,
     releases: new Releases(bus, releaseRows),
     access: new AccessCache(bus, cfg.ACCESS_CACHE_MS),
+    markContexts: new MarkContexts(cfg.MARK_CONTEXTS),
+    // Replaced by the relay once it runs (below); a write cannot come before the service serves.
+    relay: { kick: () => {} },
   };
-  const relay = await startRelay({ nc, pool: database.pool, schema: database.schema, prefix: bus.prefix, log });
+  const relay = await startRelay({
+    nc,
+    pool: database.pool,
+    schema: database.schema,
+    prefix: bus.prefix,
+    log,
+    intervalMs: cfg.OUTBOX_POLL_MS,
+  });
+  deps.relay = { kick: coalesced(() => relay.kick(), cfg.OUTBOX_KICK_WINDOW_MS) };
   const consumer = await startReleaseConsumer(deps, nc, metrics);
   const service = await bus.serve('lessons', [
     ...startLessonHandlers(deps),

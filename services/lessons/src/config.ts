@@ -9,6 +9,15 @@ export const LessonsConfig = BaseConfig.extend({
   WEB_DEMO_LESSONS: z.coerce.number().int().min(0).default(3),
   /** How long granted course access is kept for mark_goal, lesson_item and request_quiz (0: never). */
   ACCESS_CACHE_MS: z.coerce.number().int().min(0).default(5000),
+  /** Sessions whose mark_goal context a replica keeps after writing (0: read it on every call). */
+  MARK_CONTEXTS: z.coerce.number().int().min(0).default(5000),
+  /**
+   * How often the outbox relay looks for events nobody woke it for: writes of another replica that
+   * commit without NOTIFY (mark_goal), or of a replica that stopped before publishing them.
+   */
+  OUTBOX_POLL_MS: z.coerce.number().int().positive().default(1000),
+  /** How long after a mark_goal the relay is woken, so that the events of the marks meanwhile go out together. */
+  OUTBOX_KICK_WINDOW_MS: z.coerce.number().int().min(0).default(10),
 });
 export type LessonsConfig = z.infer<typeof LessonsConfig>;
 

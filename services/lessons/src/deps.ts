@@ -1,8 +1,9 @@
-import type { Bus, Logger } from '@studium/platform';
+import type { Bus, Logger, Relay } from '@studium/platform';
 import type { Kysely } from 'kysely';
 import type { AccessCache } from './access-cache.ts';
 import type { LessonsConfig } from './config.ts';
 import type { LessonsDb } from './db.ts';
+import type { MarkContexts } from './mark-contexts.ts';
 import type { Releases } from './releases.ts';
 import type { AttemptRepository } from './repositories/attempt.repository.ts';
 import type { ReleaseRepository } from './repositories/release.repository.ts';
@@ -21,4 +22,8 @@ export interface LessonsDeps {
   releaseRows: ReleaseRepository;
   releases: Releases;
   access: AccessCache;
+  /** mark_goal's context of the sessions this replica wrote last. */
+  markContexts: MarkContexts;
+  /** This replica's outbox relay, woken by writes that commit events without NOTIFY (mark_goal). */
+  relay: Pick<Relay, 'kick'>;
 }

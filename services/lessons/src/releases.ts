@@ -58,7 +58,12 @@ export class Releases {
   /** The course's active release (refusals course_not_found, course_not_released from courses). */
   async active(course: string): Promise<Reply<LoadedRelease>> {
     const row = await this.repo.find(course);
-    if (row) return this.get(course, row.release);
+    return this.activeFrom(course, row?.release ?? null);
+  }
+
+  /** {@link active} with the active_releases row already read (null: none yet, learned from courses). */
+  async activeFrom(course: string, recorded: string | null): Promise<Reply<LoadedRelease>> {
+    if (recorded !== null) return this.get(course, recorded);
     const reply = await this.bus.request(releaseContent, null, { course });
     if (!reply.ok) return reply;
     const loaded = this.keep(reply.data);

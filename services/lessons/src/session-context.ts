@@ -40,11 +40,27 @@ export async function loadSession(
 ): Promise<Reply<SessionContext>> {
   if (!principal) throw new Failure(401, 'no principal');
   const session = await deps.sessions.find(sessionId);
+  return checkSession(deps, principal, sessionId, session, opts, (course) => deps.releases.active(course));
+}
+
+/**
+ * {@link loadSession}'s checks on a session already read (undefined: none), with the way to the
+ * course's active release (mark_goal reads the active_releases row together with the session).
+ */
+export async function checkSession(
+  deps: LessonsDeps,
+  principal: Principal | null,
+  sessionId: string,
+  session: Session | undefined,
+  opts: { fresh: boolean },
+  activeRelease: (course: string) => Promise<Reply<LoadedRelease>>,
+): Promise<Reply<SessionContext>> {
+  if (!principal) throw new Failure(401, 'no principal');
   if (!session) throw new Failure(404, `no session ${sessionId}`);
   if (session.user_id !== principal.user) return refusals.notYourSession(sessionId);
   const [access, active] = await Promise.all([
     checkAccess(deps, principal.user, session.course, session.space, session.space, opts.fresh),
-    deps.releases.active(session.course),
+    activeRelease(session.course),
   ]);
   if (!access.ok) {
     // The session's space is named for the check; a space the student no longer has (or that no
