@@ -4,26 +4,22 @@
 // call to the same provider with the same client library ai-chat uses; the difference is what the
 // platform adds. The edge's and ai-chat's memory (RSS) is sampled during the run.
 import type { ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { dropDatabase, ensureDatabase, migrate, openDatabase, PLATFORM_MIGRATIONS } from '@studium/platform';
+import { dropDatabase, migrate, openDatabase, PLATFORM_MIGRATIONS } from '@studium/platform';
 import OpenAI from 'openai';
 import { ensureServices } from '../scripts/ensure-services.ts';
 import { EnrollmentAdmin } from '../services/enrollment/src/admin.ts';
 import { MIGRATIONS } from '../services/enrollment/src/app.ts';
 import type { EnrollmentDb } from '../services/enrollment/src/db.ts';
-import { spawnTs } from './harness.ts';
+import { benchPlace, spawnTs } from './harness.ts';
 
 const STREAMS = Number(process.env.BENCH_CHAT_STREAMS ?? 200);
 const ROUNDS = Number(process.env.BENCH_CHAT_ROUNDS ?? 2);
 const TOKENS = Number(process.env.BENCH_CHAT_TOKENS ?? 100);
 
 await ensureServices();
-const id = randomBytes(4).toString('hex');
-const prefix = `benchchat${id}`;
-const databaseUrl = `postgres://postgres@127.0.0.1:5432/studium_bench_chat_${id}`;
-await ensureDatabase(databaseUrl);
+const { databaseUrl, env: placeEnv } = await benchPlace('chat');
 const children: ChildProcess[] = [];
 let stopping = false;
 let sampler: NodeJS.Timeout | undefined;
@@ -120,11 +116,7 @@ try {
   await database.close();
 
   const env = {
-    DATABASE_URL: databaseUrl,
-    SUBJECT_PREFIX: prefix,
-    LOG_LEVEL: 'info', // the ready lines; raised to warnings below
-    PORT: '0',
-    RATE_LIMIT_PER_MINUTE: '100000000',
+    ...placeEnv, // LOG_LEVEL info for the ready lines; raised to warnings below
     // Steady state: a teacher's token is resolved at their first message, then cached (30 s by
     // default); the bench's 200 tokens stay cached across its rounds.
     AUTH_CACHE_TTL_MS: '600000',

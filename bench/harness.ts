@@ -1,10 +1,30 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { dropDatabase, streamNames } from '@studium/platform';
+import { dropDatabase, ensureDatabase, streamNames } from '@studium/platform';
 import type { NatsConnection } from 'nats';
 
 const root = resolve(import.meta.dirname, '..');
+
+/**
+ * A bench run's own place: a fresh database and subject prefix (named after `tag` and a random id),
+ * and the environment every service of the run starts with (no rate limit: the bench is the load).
+ */
+export async function benchPlace(tag: string) {
+  const id = randomBytes(4).toString('hex');
+  const prefix = `bench${tag}${id}`;
+  const databaseUrl = `postgres://postgres@127.0.0.1:5432/studium_bench${tag}_${id}`;
+  await ensureDatabase(databaseUrl);
+  const env: Record<string, string> = {
+    DATABASE_URL: databaseUrl,
+    SUBJECT_PREFIX: prefix,
+    LOG_LEVEL: 'info',
+    PORT: '0',
+    RATE_LIMIT_PER_MINUTE: '100000000',
+  };
+  return { id, prefix, databaseUrl, env };
+}
 
 /** Starts a TypeScript entry point as a child process and waits for a line matching `ready`. */
 export function spawnTs(

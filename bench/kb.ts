@@ -3,15 +3,15 @@
 // subject prefix, seeds 10,000 notes (90% Russian, 10% Kazakh, about 120 words each, 20,000
 // links) straight into the knowledge schema, then drives the edge with the SDK 2.x client.
 import type { ChildProcess } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { ensureDatabase, migrate, openDatabase, PLATFORM_MIGRATIONS } from '@studium/platform';
+import { randomUUID } from 'node:crypto';
+import { migrate, openDatabase, PLATFORM_MIGRATIONS } from '@studium/platform';
 import { connect as natsConnect } from 'nats';
 import { ensureServices } from '../scripts/ensure-services.ts';
 import { EnrollmentAdmin } from '../services/enrollment/src/admin.ts';
 import { MIGRATIONS } from '../services/enrollment/src/app.ts';
 import type { EnrollmentDb } from '../services/enrollment/src/db.ts';
 import { detectLanguage } from '../services/knowledge/src/domain/language.ts';
-import { connect, measure, measureInterleaved, spawnTs, teardownBench } from './harness.ts';
+import { benchPlace, connect, measure, measureInterleaved, spawnTs, teardownBench } from './harness.ts';
 
 const NOTES = Number(process.env.BENCH_NOTES ?? 10_000);
 const CALLS = Number(process.env.BENCH_CALLS ?? 600);
@@ -42,10 +42,7 @@ function text(kazakh: boolean, words: number): string {
 }
 
 await ensureServices();
-const id = randomBytes(4).toString('hex');
-const prefix = `benchkb${id}`;
-const databaseUrl = `postgres://postgres@127.0.0.1:5432/studium_benchkb_${id}`;
-await ensureDatabase(databaseUrl);
+const { prefix, databaseUrl, env } = await benchPlace('kb');
 const nc = await natsConnect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
 const children: ChildProcess[] = [];
 try {
@@ -58,13 +55,6 @@ try {
   const { token } = await admin.issueToken(USER);
   await enrollmentDb.close();
 
-  const env = {
-    DATABASE_URL: databaseUrl,
-    SUBJECT_PREFIX: prefix,
-    LOG_LEVEL: 'info',
-    PORT: '0',
-    RATE_LIMIT_PER_MINUTE: '100000000',
-  };
   for (const entry of ['services/enrollment/src/main.ts', 'services/knowledge/src/main.ts']) {
     children.push((await spawnTs(entry, env, /service started/)).child);
   }

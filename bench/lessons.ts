@@ -3,12 +3,11 @@
 // rounds, so a slow spell of the shared machine falls on both). Target: mark_goal's calls/s at 64
 // in flight at least half of whoami's.
 import type { ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { enroll, type Principal, publish_course, resolveToken } from '@studium/contracts';
-import { createBus, createLogger, ensureDatabase, migrate, openDatabase, PLATFORM_MIGRATIONS } from '@studium/platform';
+import { createBus, createLogger, migrate, openDatabase, PLATFORM_MIGRATIONS } from '@studium/platform';
 import { buildFromDir, publishBuilt } from '@studium/release';
 import { connect as natsConnect } from 'nats';
 import pg from 'pg';
@@ -16,7 +15,7 @@ import { ensureServices } from '../scripts/ensure-services.ts';
 import { EnrollmentAdmin } from '../services/enrollment/src/admin.ts';
 import { MIGRATIONS } from '../services/enrollment/src/app.ts';
 import type { EnrollmentDb } from '../services/enrollment/src/db.ts';
-import { connect, type Stats, spawnTs, teardownBench } from './harness.ts';
+import { benchPlace, connect, type Stats, spawnTs, teardownBench } from './harness.ts';
 
 const AGENTS = 64;
 const TOTAL = Number(process.env.BENCH_LESSONS_CALLS ?? 4000);
@@ -134,10 +133,7 @@ async function interleaved(cases: Call[][], total: number, rounds: number, meter
 }
 
 await ensureServices();
-const id = randomBytes(4).toString('hex');
-const prefix = `benchl${id}`;
-const databaseUrl = `postgres://postgres@127.0.0.1:5432/studium_bench_${id}`;
-await ensureDatabase(databaseUrl);
+const { prefix, databaseUrl, env } = await benchPlace('l');
 const nc = await natsConnect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
 const children: ChildProcess[] = [];
 const clients: Client[] = [];
@@ -145,13 +141,6 @@ try {
   const database = openDatabase<EnrollmentDb>(databaseUrl, 'enrollment', 2);
   await migrate(database.pool, 'enrollment', [PLATFORM_MIGRATIONS, MIGRATIONS]);
   const admin = new EnrollmentAdmin(database.db);
-  const env = {
-    DATABASE_URL: databaseUrl,
-    SUBJECT_PREFIX: prefix,
-    LOG_LEVEL: 'info',
-    PORT: '0',
-    RATE_LIMIT_PER_MINUTE: '100000000',
-  };
   const pids: Record<string, number> = {};
   for (const entry of ['enrollment', 'courses', 'lessons']) {
     const child = (await spawnTs(`services/${entry}/src/main.ts`, env, /service started/, nodeArgs(entry))).child;

@@ -6,16 +6,15 @@
 // refusal, such as already_enrolled, is a normal answer); the edge's reply-cache hit ratio over
 // the run; and, from the same run, whoami alone and a bare SDK server's no-op at 64 in flight.
 import type { ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/client';
-import { ensureDatabase, migrate, openDatabase, PLATFORM_MIGRATIONS } from '@studium/platform';
+import { migrate, openDatabase, PLATFORM_MIGRATIONS } from '@studium/platform';
 import { connect as natsConnect } from 'nats';
 import { ensureServices } from '../scripts/ensure-services.ts';
 import { EnrollmentAdmin } from '../services/enrollment/src/admin.ts';
 import { MIGRATIONS } from '../services/enrollment/src/app.ts';
 import type { EnrollmentDb } from '../services/enrollment/src/db.ts';
 import { benchCourse, seedCatalog } from './catalog.ts';
-import { connect, measureInterleaved, spawnTs, teardownBench } from './harness.ts';
+import { benchPlace, connect, measureInterleaved, spawnTs, teardownBench } from './harness.ts';
 
 const STUDENTS = Number(process.env.BENCH_STUDENTS ?? 1000);
 const CALLS = Number(process.env.BENCH_MIXED_CALLS ?? 20_000);
@@ -34,10 +33,7 @@ const MIX: Array<[string, number]> = [
 const CURATOR_SHARE = 0.02;
 
 await ensureServices();
-const id = randomBytes(4).toString('hex');
-const prefix = `benchmix${id}`;
-const databaseUrl = `postgres://postgres@127.0.0.1:5432/studium_benchmix_${id}`;
-await ensureDatabase(databaseUrl);
+const { prefix, databaseUrl } = await benchPlace('mix');
 const nc = await natsConnect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
 const children: ChildProcess[] = [];
 const clients: Client[] = [];

@@ -2,16 +2,9 @@
 // the edge beside whoami from the same run (1 in flight, interleaved); then the event-to-report
 // lag at 200 events per second, from the service's own Prometheus histogram.
 import type { ChildProcess } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { events } from '@studium/contracts';
-import {
-  ensureDatabase,
-  ensureStream,
-  migrate,
-  openDatabase,
-  PLATFORM_MIGRATIONS,
-  streamNames,
-} from '@studium/platform';
+import { ensureStream, migrate, openDatabase, PLATFORM_MIGRATIONS, streamNames } from '@studium/platform';
 import { headers, connect as natsConnect } from 'nats';
 import { ensureServices } from '../scripts/ensure-services.ts';
 import { EnrollmentAdmin } from '../services/enrollment/src/admin.ts';
@@ -19,7 +12,7 @@ import { MIGRATIONS } from '../services/enrollment/src/app.ts';
 import type { EnrollmentDb } from '../services/enrollment/src/db.ts';
 import type { ReportingDb } from '../services/reporting/src/db.ts';
 import { LARGE, seedLargeOrganization } from '../services/reporting/test/support/large-org.ts';
-import { connect, measure, measureInterleaved, type Stats, spawnTs, teardownBench } from './harness.ts';
+import { benchPlace, connect, measure, measureInterleaved, type Stats, spawnTs, teardownBench } from './harness.ts';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 200);
 const RATE = Number(process.env.BENCH_EVENT_RATE ?? 200);
@@ -28,10 +21,7 @@ const STUDENT = 'student@bench';
 const METRICS_PORT = 9187;
 
 await ensureServices();
-const id = randomBytes(4).toString('hex');
-const prefix = `benchrep${id}`;
-const databaseUrl = `postgres://postgres@127.0.0.1:5432/studium_benchrep_${id}`;
-await ensureDatabase(databaseUrl);
+const { prefix, databaseUrl, env } = await benchPlace('rep');
 const nc = await natsConnect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
 const children: ChildProcess[] = [];
 const enc = new TextEncoder();
@@ -48,13 +38,6 @@ try {
   const managerToken = (await admin.issueToken(LARGE.manager)).token;
   await database.close();
 
-  const env = {
-    DATABASE_URL: databaseUrl,
-    SUBJECT_PREFIX: prefix,
-    LOG_LEVEL: 'info',
-    PORT: '0',
-    RATE_LIMIT_PER_MINUTE: '100000000',
-  };
   const started = /service started/;
   children.push((await spawnTs('services/enrollment/src/main.ts', env, started)).child);
   children.push(

@@ -5,27 +5,18 @@
 // list rendered); the enrollment rows are the tools over NATS alone, to tell the edge's share
 // from the service's.
 import type { ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { list_catalog, list_my_courses, type Principal, resolveToken, whoami } from '@studium/contracts';
-import {
-  createBus,
-  createLogger,
-  ensureDatabase,
-  migrate,
-  openDatabase,
-  PLATFORM_MIGRATIONS,
-  ReplyCache,
-} from '@studium/platform';
+import { createBus, createLogger, migrate, openDatabase, PLATFORM_MIGRATIONS, ReplyCache } from '@studium/platform';
 import { connect as natsConnect } from 'nats';
 import { ensureServices } from '../scripts/ensure-services.ts';
 import { EnrollmentAdmin } from '../services/enrollment/src/admin.ts';
 import { MIGRATIONS } from '../services/enrollment/src/app.ts';
 import type { EnrollmentDb } from '../services/enrollment/src/db.ts';
 import { seedCatalog, seedStudent } from './catalog.ts';
-import { connect, measure, measureInterleaved, type Stats, spawnTs, teardownBench } from './harness.ts';
+import { benchPlace, connect, measure, measureInterleaved, type Stats, spawnTs, teardownBench } from './harness.ts';
 
 // `npm run bench -- lessons`: the lesson loop's benchmark (bench/lessons.ts) instead of this one.
 if (process.argv.includes('lessons')) {
@@ -41,10 +32,7 @@ const ASSIGNED = 20;
 const USER = 'bench@studium';
 
 await ensureServices();
-const id = randomBytes(4).toString('hex');
-const prefix = `bench${id}`;
-const databaseUrl = `postgres://postgres@127.0.0.1:5432/studium_bench_${id}`;
-await ensureDatabase(databaseUrl);
+const { id, prefix, databaseUrl, env } = await benchPlace('');
 const nc = await natsConnect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
 const children: ChildProcess[] = [];
 const payloadFile = join(tmpdir(), `studium-bench-${id}.json`);
@@ -57,13 +45,6 @@ try {
   await admin.addMember('acme', USER, 'member');
   const { token } = await admin.issueToken(USER);
 
-  const env = {
-    DATABASE_URL: databaseUrl,
-    SUBJECT_PREFIX: prefix,
-    LOG_LEVEL: 'info',
-    PORT: '0',
-    RATE_LIMIT_PER_MINUTE: '100000000',
-  };
   const profile = (dir: string | undefined) => (dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []);
   const enrollment = await spawnTs(
     'services/enrollment/src/main.ts',
