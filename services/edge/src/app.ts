@@ -17,7 +17,7 @@ import { createEdgeMetrics } from './metrics.ts';
 import { setupOAuth } from './oauth/index.ts';
 import { isOAuthPath } from './oauth/routes.ts';
 import { RateLimiter } from './rate-limit.ts';
-import { scopeChallenge, surfaceAuth } from './surface-auth.ts';
+import { authorGate, scopeChallenge, surfaceAuth } from './surface-auth.ts';
 import type { Caller } from './tools.ts';
 
 // Schema messages reach agents and students: Russian, like every user-facing text.
@@ -109,8 +109,11 @@ export async function buildApp(deps: EdgeDeps) {
     const options = {
       onRequest: surfaceAuth(path, authDeps, path === '/authoring'),
       bodyLimit: uploads ? Math.max(limit, UPLOAD_BODY_LIMIT) : limit,
-      preHandler: uploads
-        ? async (request: FastifyRequest, reply: FastifyReply) => {
+      preHandler: !uploads
+        ? path === '/authoring'
+          ? authorGate(path, authDeps)
+          : undefined
+        : async (request: FastifyRequest, reply: FastifyReply) => {
             if (Number(request.headers['content-length'] ?? 0) <= limit) return;
             const body = request.body as { method?: string; params?: { name?: unknown } } | undefined;
             if (body?.method === 'tools/call' && body.params?.name === store_homework_file.name) return;
@@ -120,8 +123,7 @@ export async function buildApp(deps: EdgeDeps) {
               id: null,
               error: { code: -32600, message: `Запрос слишком большой: не больше ${config.MCP_BODY_LIMIT_KB} КБ` },
             });
-          }
-        : undefined,
+          },
     };
     app.post(path, options, serve);
     app.get(path, options, serve);

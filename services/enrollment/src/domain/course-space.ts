@@ -48,7 +48,16 @@ export function chooseCourseSpace(input: {
     const found = pick(enrollments, resolved.scope.courseSpaces);
     if (found) return chosen(resolved.scope.space, resolved.scope.organization, found);
     if (enrollments.length === 0) return notEnrolled(course);
-    return courseNotInSpace(course, resolved.scope.space, [...new Set(enrollments.map((e) => e.space))]);
+    // Where naming a space would work: the course's own spaces that are not suspended, and
+    // personal when any of them is usable (personal counts every active organization's courses).
+    const usable = enrollments.filter((e) => e.space === PERSONAL || !suspended(e.space));
+    if (usable.length === 0) return orgSuspended(suspended(enrollments[0].space) as OrgMembership);
+    const available = [...new Set([...usable.map((e) => e.space), PERSONAL])];
+    return courseNotInSpace(
+      course,
+      resolved.scope.space,
+      available.filter((s) => s !== resolved.scope.space),
+    );
   }
 
   if (input.courseSpace !== null && input.courseSpace !== PERSONAL) {
