@@ -134,9 +134,27 @@ describe('every access violation is in the journal (point 15)', () => {
     });
     expect(res.status).toBe(403);
     expect((await res.json()).error.message).toBe(phraseFor(403));
-    expect(await rows('author_role_required', 'anna@hw')).toEqual([
-      { kind: 'author_role_required', user_id: 'anna@hw', endpoint: '/authoring', tool: 'homework_queue' },
-    ]);
+    // A body that does not parse is the same violation, not a parse error.
+    for (const [type, body] of [
+      ['application/json', '{"jsonrpc": "2.0", "method": "tools/call", '],
+      ['text/plain', 'homework_queue'],
+    ]) {
+      const bad = await fetch(`${edge.url}/authoring`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tokens['anna@hw']}`, 'content-type': type },
+        body,
+      });
+      expect(bad.status, type).toBe(403);
+    }
+    const written = await rows('author_role_required', 'anna@hw');
+    expect(written).toHaveLength(3);
+    expect(written).toEqual(
+      expect.arrayContaining([
+        { kind: 'author_role_required', user_id: 'anna@hw', endpoint: '/authoring', tool: 'homework_queue' },
+        { kind: 'author_role_required', user_id: 'anna@hw', endpoint: '/authoring', tool: null },
+      ]),
+    );
+    expect(written.filter((r) => r.tool === null)).toHaveLength(2);
   });
 
   it('an author who does not teach the course: goal_runs and the review tools are 403, each one audited', async () => {

@@ -73,24 +73,36 @@ export function surfaceAuth(path: string, deps: SurfaceAuthDeps, requiresAuthor:
  */
 export function authorGate(path: string, deps: SurfaceAuthDeps) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    const caller = request.caller;
-    if (!request.authorRefused || !caller) return;
-    deps.metrics.httpRejections.labels(path, '403').inc();
-    const body = request.body as { method?: unknown; params?: { name?: unknown } } | undefined;
-    const name = body?.method === 'tools/call' ? body.params?.name : undefined;
-    await deps.audit.record({
-      kind: 'author_role_required',
-      user: caller.principal.user,
-      endpoint: path,
-      // The name as sent, cut to an identifier's length: the log keeps no caller's essay.
-      tool: typeof name === 'string' ? name.slice(0, 128) : undefined,
-      detail: {
-        roles: caller.principal.roles,
-        method: typeof body?.method === 'string' ? body.method.slice(0, 64) : null,
-      },
-    });
-    return reply.code(403).send(rpcFailure(phraseFor(403)));
+    if (request.authorRefused && request.caller) return refuseNonAuthor(path, deps, request, reply);
   };
+}
+
+/**
+ * The 403 and audit row of a caller without the author role on `/authoring`: from authorGate, or
+ * from the error handler when the body never parsed (not JSON, too large) — refused all the same.
+ */
+export async function refuseNonAuthor(
+  path: string,
+  deps: Pick<SurfaceAuthDeps, 'audit' | 'metrics'>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
+  const caller = request.caller as Caller;
+  deps.metrics.httpRejections.labels(path, '403').inc();
+  const body = request.body as { method?: unknown; params?: { name?: unknown } } | undefined;
+  const name = body?.method === 'tools/call' ? body.params?.name : undefined;
+  await deps.audit.record({
+    kind: 'author_role_required',
+    user: caller.principal.user,
+    endpoint: path,
+    // The name as sent, cut to an identifier's length: the log keeps no caller's essay.
+    tool: typeof name === 'string' ? name.slice(0, 128) : undefined,
+    detail: {
+      roles: caller.principal.roles,
+      method: typeof body?.method === 'string' ? body.method.slice(0, 64) : null,
+    },
+  });
+  return reply.code(403).send(rpcFailure(phraseFor(403)));
 }
 
 /** A JSON-RPC error for a request refused before its body was read (its id is not known yet). */

@@ -50,8 +50,13 @@ export function chooseCourseSpace(input: {
     if (enrollments.length === 0) return notEnrolled(course);
     // Where naming a space would work: the course's own spaces that are not suspended, and
     // personal when any of them is usable (personal counts every active organization's courses).
-    const usable = enrollments.filter((e) => e.space === PERSONAL || !suspended(e.space));
-    if (usable.length === 0) return orgSuspended(suspended(enrollments[0].space) as OrgMembership);
+    const usable = enrollments.filter(
+      (e) => e.space === PERSONAL || orgs.some((o) => o.name === e.space && !o.suspended),
+    );
+    if (usable.length === 0) {
+      const blocked = enrollments.map((e) => suspended(e.space)).find((o) => o);
+      return blocked ? orgSuspended(blocked) : notEnrolled(course);
+    }
     const available = [...new Set([...usable.map((e) => e.space), PERSONAL])];
     return courseNotInSpace(
       course,
