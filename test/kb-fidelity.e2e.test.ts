@@ -197,6 +197,13 @@ describe('recall and the numbers (point 23)', () => {
         });
       }
     }
+    // A folder moved to its own parent or renamed to its own name moves nothing either.
+    expect(await call('move_folder', { project: 'acme/ops', path: 'notes', newParent: '' })).toMatchObject({
+      moved: 0,
+    });
+    expect(await call('rename_folder', { project: 'acme/ops', path: 'notes', name: 'notes' })).toMatchObject({
+      moved: 0,
+    });
     expect(await traces(n.id)).toEqual(start);
     // A real move still writes both.
     expect((await call('move_note', { id: n.id, path: 'archive' })).unchanged).toBeUndefined();
