@@ -69,6 +69,12 @@ export const ReleasePublished = z.looseObject({
   course_key: z.string().optional(),
   release: z.string(),
   version: z.number().int(),
+  /**
+   * Monotonic per course, in the order activations happened (the course's card revision at the
+   * activation): a re-activated older version has a higher activation than the one it replaces.
+   * Consumers keep the release with the highest activation, never the highest version.
+   */
+  activation: z.number().int().optional(),
   digest: z.string(),
   commit: z.string().nullable().optional(),
   /** The first release of the course (possibly attached to an existing announcement). */
