@@ -218,6 +218,8 @@ export const LessonPassed = z.looseObject({
   late: z.boolean(),
   /** Lessons of the course the student has passed now, and how many the active release has. */
   lessons_passed: z.number().int(),
+  /** Keys of the lessons of the active release the student has passed now, in course order. */
+  passed_lessons: z.array(z.string()).optional(),
   lessons_total: z.number().int(),
   /** Every lesson of the course is passed. */
   course_completed: z.boolean(),
