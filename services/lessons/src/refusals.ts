@@ -10,7 +10,12 @@ export const refusals = {
       space,
     }),
   notYourSession: (session: string) =>
-    refuse('not_your_session', 'Это занятие другого ученика: начните своё через start_lesson', { session }),
+    refuse('not_your_session', 'Такого занятия у ученика нет: начните своё через start_lesson', { session }),
+  /** not_your_session of submit_answer: the attempt is unknown or another student's. */
+  notYourAttempt: (attempt: string) =>
+    refuse('not_your_session', 'Такой попытки у ученика нет: запросите квиз своего занятия через request_quiz', {
+      attempt,
+    }),
   sessionClosed: (session: string, status: string) =>
     refuse(
       'session_closed',

@@ -1,6 +1,15 @@
-import { complete_lesson, list_my_courses, type Principal } from '@studium/contracts';
+import {
+  complete_lesson,
+  lesson_item,
+  list_my_courses,
+  mark_goal,
+  type Principal,
+  request_quiz,
+  submit_answer,
+} from '@studium/contracts';
 import { eventually } from '@studium/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { studentOf } from '../../../test/support/lessons.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 
 // Fidelity of the lesson loop (issue 19): what the lesson tools and the course list answer in the
@@ -33,5 +42,49 @@ describe('list_my_courses next_lesson', () => {
     const w = await h.cover(p, 'why-prepare');
     await h.must(complete_lesson, p, { session: w.session });
     expect((await nextLesson(p, 2))?.id).toBe(`${h.basics.course}.interests`);
+  });
+});
+
+describe('submit_answer after access was lost mid-attempt', () => {
+  it('is not_enrolled, as the other lesson tools answer', async () => {
+    const a = h.enrollment.admin;
+    await a.upsertOrganization('gone', 'Ушли');
+    await a.allowCourse('gone', h.basics.course);
+    await a.upsertUser('leaver@t', 'Сотрудник', ['Student']);
+    await a.addMember('gone', 'leaver@t', 'member');
+    await a.assignCourse('gone', 'leaver@t', h.basics.course);
+    const p: Principal = studentOf('leaver@t', 'gone');
+    const s = await h.cover(p, 'interests');
+    const q = await h.must(request_quiz, p, { session: s.session });
+    await a.removeMember('gone', 'leaver@t');
+    const refused = { ok: false, error: { code: 'not_enrolled', course: h.basics.course, space: 'gone' } };
+    await eventually(async () =>
+      expect(
+        await h.call(submit_answer, p, {
+          attempt: q.attempt,
+          question: q.question.id,
+          answer: 'V1',
+          student_words: '1',
+        }),
+      ).toMatchObject(refused),
+    );
+    expect(await h.call(request_quiz, p, { session: s.session })).toMatchObject(refused);
+  });
+});
+
+describe('an unknown session or attempt id', () => {
+  it('is not_your_session on every lesson tool, as report_issue and remember answer', async () => {
+    const p = await h.student('unknown-ids@t');
+    const session = 'ses_doesnotexist';
+    const refused = { ok: false, error: { code: 'not_your_session', session } };
+    expect(await h.call(lesson_item, p, { session, goal: 'term:T1' })).toMatchObject(refused);
+    expect(await h.call(mark_goal, p, { session, goal: 'term:T1', status: 'done', evidence: 'x' })).toMatchObject(
+      refused,
+    );
+    expect(await h.call(request_quiz, p, { session })).toMatchObject(refused);
+    expect(await h.call(complete_lesson, p, { session })).toMatchObject(refused);
+    expect(
+      await h.call(submit_answer, p, { attempt: 'att_doesnotexist', question: 'Q1', answer: 'V1', student_words: '1' }),
+    ).toMatchObject({ ok: false, error: { code: 'not_your_session', attempt: 'att_doesnotexist' } });
   });
 });

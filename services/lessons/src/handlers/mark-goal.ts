@@ -56,13 +56,17 @@ export function markGoalHandler(deps: LessonsDeps) {
     if (!principal) throw new Failure(401, 'no principal');
     let context = deps.markContexts.get(args.session);
     let kept = context !== undefined;
-    context ??= await readContext(deps, args.session);
+    context ??= await deps.runs.markContext(args.session);
+    // An unknown id is refused like another student's (docs/decisions.md).
+    if (!context) return refusals.notYourSession(args.session);
     for (;;) {
       const decided = await decide(deps, principal, args, context);
       if ('refused' in decided) {
         if (!kept) return decided.refused;
         deps.markContexts.delete(args.session);
-        context = await readContext(deps, args.session);
+        const read = await deps.runs.markContext(args.session);
+        if (!read) return refusals.notYourSession(args.session);
+        context = read;
         kept = false;
         continue;
       }
@@ -90,12 +94,6 @@ export function markGoalHandler(deps: LessonsDeps) {
       return ok(decided.reply());
     }
   });
-}
-
-async function readContext(deps: LessonsDeps, sessionId: string): Promise<MarkContext> {
-  const context = await deps.runs.markContext(sessionId);
-  if (!context) throw new Failure(404, `no session ${sessionId}`);
-  return context;
 }
 
 /** mark_goal's checks in the spec's order on a context, and what the write is when none refuses. */

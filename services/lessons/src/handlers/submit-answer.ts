@@ -15,7 +15,7 @@ import { CLOSING_RULES, QUESTION_NEXT } from '../domain/teaching-rules.ts';
 import { fetchEmptyBlocks } from '../lesson-context.ts';
 import { cancelAttempt, nextLessonRef, passRun } from '../lesson-pass.ts';
 import { refusals } from '../refusals.ts';
-import { checkAccess } from '../session-context.ts';
+import { sessionAccess } from '../session-context.ts';
 import { eventBase, Keep, writeRun } from '../write.ts';
 
 /** Student words are kept for the course authors, cut to this length. */
@@ -35,12 +35,12 @@ export function submitAnswerHandler(deps: LessonsDeps) {
     const words = args.student_words.trim();
     if (!words) return refusals.studentWordsRequired();
     const attempt = await deps.attempts.find(args.attempt);
-    if (!attempt) throw new Failure(404, `no attempt ${args.attempt}`);
-    if (attempt.user_id !== principal.user) return refusals.notYourSession(attempt.session_id);
+    // An unknown attempt is refused like another student's (docs/decisions.md).
+    if (!attempt || attempt.user_id !== principal.user) return refusals.notYourAttempt(args.attempt);
     const session = await deps.sessions.find(attempt.session_id);
     if (!session) throw new Error(`attempt ${attempt.id} without its session`);
     const [access, active] = await Promise.all([
-      checkAccess(deps, principal.user, attempt.course, session.space, session.space),
+      sessionAccess(deps, principal.user, session),
       deps.releases.active(attempt.course),
     ]);
     if (!access.ok) return access;
