@@ -5,6 +5,7 @@ import {
   mark_goal,
   type Principal,
   request_quiz,
+  resetProgress,
   submit_answer,
 } from '@studium/contracts';
 import { eventually } from '@studium/testing';
@@ -86,5 +87,38 @@ describe('an unknown session or attempt id', () => {
     expect(
       await h.call(submit_answer, p, { attempt: 'att_doesnotexist', question: 'Q1', answer: 'V1', student_words: '1' }),
     ).toMatchObject({ ok: false, error: { code: 'not_your_session', attempt: 'att_doesnotexist' } });
+  });
+});
+
+describe('refusals the descriptions now name', () => {
+  it('request_quiz on a closed session: session_closed', async () => {
+    const p = await h.student('closed-quiz@t');
+    const s = await h.cover(p, 'interests');
+    const q = await h.must(request_quiz, p, { session: s.session });
+    const key = await h.answersOf('interests');
+    let question: string | undefined = q.question.id;
+    while (question) {
+      const a: { next_question: { id: string } | null } = await h.must(submit_answer, p, {
+        attempt: q.attempt,
+        question,
+        answer: key.get(question)?.right as string,
+        student_words: 'ответ',
+      });
+      question = a.next_question?.id;
+    }
+    expect(await h.call(request_quiz, p, { session: s.session })).toMatchObject({
+      ok: false,
+      error: { code: 'session_closed', session: s.session, status: 'closed' },
+    });
+  });
+
+  it('submit_answer after a reset of progress: run_archived', async () => {
+    const p = await h.student('reset-answer@t');
+    const s = await h.cover(p, 'batna');
+    const q = await h.must(request_quiz, p, { session: s.session });
+    await h.env.bus.request(resetProgress, null, { user: p.user, course: h.basics.course });
+    expect(
+      await h.call(submit_answer, p, { attempt: q.attempt, question: q.question.id, answer: 'V1', student_words: '1' }),
+    ).toMatchObject({ ok: false, error: { code: 'run_archived' } });
   });
 });

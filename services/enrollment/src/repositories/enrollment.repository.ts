@@ -80,9 +80,7 @@ export class EnrollmentRepository {
         sql<number>`coalesce(c.lessons_total, 0)`.as('lessons_total'),
         'e.lessons_done',
         sql<boolean>`(e.completed_at is not null)`.as('completed'),
-        sql<
-          MyCourseRow['next_lesson']
-        >`case when e.completed_at is not null then null
+        sql<MyCourseRow['next_lesson']>`case when e.completed_at is not null then null
           when e.passed_lessons is null then
             case when e.lessons_done < coalesce(c.lessons_total, 0)
               then jsonb_build_object('id', c.lessons -> e.lessons_done ->> 'id', 'title', c.lessons -> e.lessons_done ->> 'title')

@@ -32,7 +32,7 @@ type Out = OutputOf<typeof submit_answer>;
 export function submitAnswerHandler(deps: LessonsDeps) {
   return endpoint(submit_answer, async (args, { principal }) => {
     if (!principal) throw new Failure(401, 'no principal');
-    const words = args.student_words.trim();
+    const words = (args.student_words ?? '').trim();
     if (!words) return refusals.studentWordsRequired();
     const attempt = await deps.attempts.find(args.attempt);
     // An unknown attempt is refused like another student's (docs/decisions.md).

@@ -1,0 +1,101 @@
+import { createTestEnv, type TestEnv } from '@studium/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHomeworkStack } from '../services/homework/test/support/stack.ts';
+import { type AgentClient, connectAgent, data, type ToolResult, text } from './support/clients.ts';
+import { startLessons } from './support/lessons.ts';
+import { startEdge } from './support/stack.ts';
+import { passLesson, quizKey } from './support/teach.ts';
+
+// Issue 19 through the edge: where the spec names its own code for a missing or bad parameter,
+// that code wins over invalid_arguments; choose refuses a card without a question or buttons.
+let env: TestEnv;
+let stack: Awaited<ReturnType<typeof startHomeworkStack>>;
+let lessons: Awaited<ReturnType<typeof startLessons>>;
+let edge: Awaited<ReturnType<typeof startEdge>>;
+let student: AgentClient;
+
+beforeAll(async () => {
+  env = await createTestEnv('lesson-fidelity');
+  stack = await startHomeworkStack(env, { PROGRESS_TIMEOUT_MS: '1000' });
+  lessons = await startLessons(env, { CONTEXT_TIMEOUT_MS: '1000' });
+  edge = await startEdge(env, { REQUEST_TIMEOUT_MS: '4000' });
+  student = await connectAgent('v1', `${edge.url}/mcp`, (await stack.enrollment.admin.issueToken('anna@hw')).token);
+}, 30_000);
+
+afterAll(async () => {
+  await student?.close();
+  await edge?.close();
+  await lessons?.close();
+  await stack?.close();
+  await env?.cleanup();
+});
+
+function refusal(result: ToolResult): Record<string, unknown> {
+  const sc = result.structuredContent as { ok?: boolean; error?: Record<string, unknown> } | undefined;
+  if (!result.isError || sc?.ok !== false || !sc.error) throw new Error(`not a refusal: ${text(result)}`);
+  return sc.error;
+}
+
+describe("the spec's own code wins over invalid_arguments", () => {
+  it('submit_answer without student_words: student_words_required', async () => {
+    const passed = await passLesson(student, { lesson: stack.lesson('l-text'), space: 'acme' }, {});
+    expect(passed.via).toBe('complete');
+    const r = await student.callTool('submit_answer', { attempt: 'att_any', question: 'Q1', answer: 'V1' });
+    expect(refusal(r)).toMatchObject({ code: 'student_words_required' });
+  });
+
+  it('store_homework_file without files: file_missing', async () => {
+    const lesson = stack.lesson('l-files');
+    await passLesson(student, { lesson, space: 'acme' }, { quiz: quizKey(stack.content) });
+    const r = await student.callTool('store_homework_file', { lesson, space: 'acme' });
+    expect(refusal(r)).toMatchObject({ code: 'file_missing' });
+  });
+
+  const write = (args: Record<string, unknown>) =>
+    student.callTool('update_artifact', { course: stack.course, artifact: 'agreements_log', space: 'acme', ...args });
+
+  it('update_artifact with clear: "yes": artifact_invalid_value with param', async () => {
+    expect(refusal(await write({ key: 'team', clear: 'yes' }))).toMatchObject({
+      code: 'artifact_invalid_value',
+      param: 'clear',
+    });
+  });
+
+  it('update_artifact with a 40,001-character cell: artifact_invalid_value with the field and max 4000', async () => {
+    expect(refusal(await write({ key: 'team', fields: { lead: 'я'.repeat(40_001) } }))).toMatchObject({
+      code: 'artifact_invalid_value',
+      field: 'lead',
+      max: 4000,
+    });
+    expect(refusal(await write({ key: 'agreements', rows: [{ topic: 'я'.repeat(40_001) }] }))).toMatchObject({
+      code: 'artifact_invalid_value',
+      column: 'topic',
+      max: 4000,
+    });
+    // Nothing was written.
+    const doc = data(
+      await student.callTool('artifact', { course: stack.course, artifact: 'agreements_log', space: 'acme' }),
+    ) as { artifact: { blocks: Array<{ key: string; items?: unknown[]; values?: Record<string, string> }> } };
+    expect(doc.artifact.blocks.find((b) => b.key === 'team')?.values?.lead).toBeUndefined();
+    expect(doc.artifact.blocks.find((b) => b.key === 'agreements')?.items ?? []).toEqual([]);
+  });
+});
+
+describe('choose', () => {
+  it.each([
+    [{ prompt: '', options: ['Да', 'Нет'] }, ['prompt']],
+    [{ prompt: '   ', options: ['Да'] }, ['prompt']],
+    [{ prompt: 'С чего начнём?', options: [] }, ['options']],
+    [{ prompt: 'С чего начнём?', options: ['  ', ''] }, ['options']],
+  ])('refuses %j as invalid_arguments naming %j', async (args, fields) => {
+    const e = refusal(await student.callTool('choose', args));
+    expect(e.code).toBe('invalid_arguments');
+    expect((e.fields as Array<{ field: string }>).map((f) => f.field)).toEqual(fields);
+  });
+
+  it('still offers a real choice', async () => {
+    expect(
+      data(await student.callTool('choose', { prompt: 'С чего начнём?', options: ['Тема', 'Задача'] })),
+    ).toMatchObject({ options: ['Тема', 'Задача'] });
+  });
+});
