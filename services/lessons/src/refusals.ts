@@ -46,11 +46,19 @@ export const refusals = {
       course ? 'В этом курсе незакрытых уроков не осталось' : 'Незакрытых уроков не осталось',
       course ? { course } : {},
     ),
-  programOrder: (p: { program: string; course: string; title: string }) =>
-    refuse('program_order', `Курс заперт программой: сначала пройдите курс «${p.title}»`, {
-      program: p.program,
-      previous: { course: p.course, title: p.title },
-    }),
+  /** program_order with the fields of enroll's (program, program_title, previous). */
+  programOrder: (p: { program: string; program_title?: string; course: string; title: string }) =>
+    refuse(
+      'program_order',
+      p.program_title
+        ? `Курс в программе «${p.program_title}» идёт после курса «${p.title}»: сначала пройдите его`
+        : `Курс заперт программой: сначала пройдите курс «${p.title}»`,
+      {
+        program: p.program,
+        program_title: p.program_title ?? p.program,
+        previous: { course: p.course, title: p.title },
+      },
+    ),
   unknownChannel: (channel: string) =>
     refuse('unknown_channel', 'Канал занятия должен быть agent или web', { channel, allowed: ['agent', 'web'] }),
   webDemoExhausted: (used: number, limit: number) =>
