@@ -81,6 +81,19 @@ describe("the spec's own code wins over invalid_arguments", () => {
   });
 });
 
+describe('previous_homework', () => {
+  it('is null when the student never did the previous lesson, its real state when they did', async () => {
+    // l-files comes after l-both, which this student never started.
+    const files = data(await student.callTool('start_lesson', { lesson: stack.lesson('l-files'), space: 'acme' }));
+    expect(files.previous_homework).toBeNull();
+    const mine = data(await student.callTool('my_homework', { course: stack.course, space: 'acme' }));
+    expect((mine.items as Array<{ lesson: string }>).map((i) => i.lesson)).not.toContain(stack.lesson('l-both'));
+    // l-none comes after l-files, passed above: its homework is assigned.
+    const none = data(await student.callTool('start_lesson', { lesson: stack.lesson('l-none'), space: 'acme' }));
+    expect(none.previous_homework).toMatchObject({ lesson: stack.lesson('l-files'), status: 'Assigned' });
+  });
+});
+
 describe('choose', () => {
   it.each([
     [{ prompt: '', options: ['Да', 'Нет'] }, ['prompt']],
