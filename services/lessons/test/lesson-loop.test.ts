@@ -122,3 +122,40 @@ describe('refusals the descriptions now name', () => {
     ).toMatchObject({ ok: false, error: { code: 'run_archived' } });
   });
 });
+
+describe('a required item reopened between request_quiz and the last answer', () => {
+  it('the last answer re-checks: goals_open and nothing written; closed again, the same answer passes', async () => {
+    const p = await h.student('reopen@t');
+    const s = await h.cover(p, 'interests');
+    const required = s.lesson_map.flatMap((o) => o.goals).find((g) => g.required)?.key as string;
+    const q = await h.must(request_quiz, p, { session: s.session });
+    const key = await h.answersOf('interests');
+    const answer = (question: string) => ({
+      attempt: q.attempt,
+      question,
+      answer: key.get(question)?.right as string,
+      student_words: 'ответ',
+    });
+    let question = q.question.id;
+    for (;;) {
+      const a: { next_question: unknown } = await h.must(submit_answer, p, answer(question));
+      const next = a.next_question as { id: string; number: number; total: number };
+      question = next.id;
+      if (next.number === next.total) break;
+    }
+    await h.must(mark_goal, p, { session: s.session, goal: required, status: 'open' });
+    expect(await h.call(submit_answer, p, answer(question))).toMatchObject({
+      ok: false,
+      error: { code: 'goals_open', goals: [{ goal: required }] },
+    });
+    const answers = await h.lessons.db
+      .selectFrom('quiz_answers')
+      .select('question')
+      .where('attempt_id', '=', q.attempt)
+      .execute();
+    expect(answers.map((r) => r.question)).not.toContain(question);
+    await h.must(mark_goal, p, { session: s.session, goal: required, status: 'done', evidence: 'Показал снова' });
+    const last = await h.must(submit_answer, p, answer(question));
+    expect(last.result).toMatchObject({ passed: true, session_status: 'closed' });
+  });
+});

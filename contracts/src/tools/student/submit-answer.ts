@@ -17,6 +17,7 @@ export const submit_answer = defineTool({
     'На последнем вопросе result: score, pass_threshold, passed, objective_results; у сданной — explanations, next_lesson, empty_blocks и teaching_rules; ' +
     'у несданной — retry_after (не предлагайте пересдачу раньше) и attempts_left (0 — пересдачи не будет, null — без лимита). ' +
     'Отказы: quiz_attempt_cancelled — курс обновился: при reason quiz_changed или attempt_outdated запросите request_quiz по session, при lesson_removed перейдите к следующему уроку; ' +
+    'goals_open — на последний вопрос, если после request_quiz снова открыт обязательный пункт: разберите его (mark_goal) и отправьте тот же ответ; ' +
     'student_words_required; answer_unknown — ответ не совпал ни с одним вариантом, передайте id; attempt_finished; question_mismatch; not_your_session; not_enrolled, organization_suspended; course_not_released; ' +
     'run_archived — прогресс по курсу сброшен, начните урок заново через start_lesson; busy.',
   input: z.object({
@@ -67,6 +68,7 @@ export const submit_answer = defineTool({
   }),
   annotations: WRITE,
   refusals: [
+    'goals_open',
     'student_words_required',
     'answer_unknown',
     'quiz_attempt_cancelled',

@@ -1,6 +1,7 @@
 import { type OutputOf, ok, type QuizAttemptFinished, submit_answer } from '@studium/contracts';
 import { emitEvent, endpoint, Failure } from '@studium/platform';
 import type { LessonsDeps } from '../deps.ts';
+import { openGoals } from '../domain/lesson-progress.ts';
 import {
   attemptsLeft,
   explanationsForWrong,
@@ -79,6 +80,13 @@ export function submitAnswerHandler(deps: LessonsDeps) {
           args.answer,
           question.options.map((o) => o.id),
         );
+      // The last answer finishes the attempt: the quiz is given only while every required item is
+      // closed, so an item reopened since request_quiz refuses it (goals_open, nothing written);
+      // once it is closed again, the same answer finishes the attempt (docs/decisions.md).
+      if (answers.length + 1 >= a.questions.length) {
+        const open = openGoals(placed.lesson, await deps.runs.marks(run.id, trx));
+        if (open.length) return refusals.goalsOpen(open);
+      }
       const correct = option === question.correct;
       await deps.attempts.answer(trx, {
         attempt: a.id,
