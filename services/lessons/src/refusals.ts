@@ -111,7 +111,11 @@ export const refusals = {
       'У урока обязательная проверка знаний: закрыть его можно только сдачей квиза (request_quiz)',
     ),
   attemptsExhausted: (used: number) =>
-    refuse('quiz_attempts_exhausted', 'Попытки проверки знаний по уроку кончились', { attempts_used: used }),
+    refuse(
+      'quiz_attempts_exhausted',
+      'Попытки проверки знаний по уроку кончились: урок больше не зачесть. Скажите ученику; вопросы кажутся неверными — report_issue; дальше — следующий урок (start_lesson с course)',
+      { attempts_used: used },
+    ),
   retryTooSoon: (retryAfter: string) =>
     refuse('retry_too_soon', 'Пауза между попытками ещё не прошла: пересдать можно с момента retry_after', {
       retry_after: retryAfter,

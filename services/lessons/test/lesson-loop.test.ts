@@ -1,14 +1,17 @@
 import {
   complete_lesson,
   lesson_item,
+  lessonId,
   list_my_courses,
   mark_goal,
   type Principal,
   request_quiz,
   resetProgress,
+  start_lesson,
   submit_answer,
 } from '@studium/contracts';
 import { eventually } from '@studium/testing';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { studentOf } from '../../../test/support/lessons.ts';
 import { type Harness, startHarness } from './support/harness.ts';
@@ -157,5 +160,73 @@ describe('a required item reopened between request_quiz and the last answer', ()
     await h.must(mark_goal, p, { session: s.session, goal: required, status: 'done', evidence: 'Показал снова' });
     const last = await h.must(submit_answer, p, answer(question));
     expect(last.result).toMatchObject({ passed: true, session_status: 'closed' });
+  });
+});
+
+describe('a required quiz with no attempts left', () => {
+  it('next says when during retry_too_soon; once exhausted next_step is null, next says so, argless start_lesson skips it', async () => {
+    const p = await h.student('exhausted@t');
+    const w = await h.cover(p, 'why-prepare');
+    await h.must(complete_lesson, p, { session: w.session });
+    const s = await h.cover(p, 'interests');
+    const fail = async () => {
+      const q = await h.must(request_quiz, p, { session: s.session });
+      const key = await h.answersOf('interests');
+      let question: string | undefined = q.question.id;
+      let last: { next?: string; result?: unknown } = {};
+      while (question) {
+        const a: { next_question: { id: string } | null; next?: string; result?: unknown } = await h.must(
+          submit_answer,
+          p,
+          { attempt: q.attempt, question, answer: key.get(question)?.wrong as string, student_words: 'не знаю' },
+        );
+        last = a;
+        question = a.next_question?.id;
+      }
+      return last;
+    };
+    const first = await fail();
+    expect(first.next).toMatch(/не раньше .*T/);
+    // During the pause: the step is still the quiz, and next says from when.
+    const paused = await h.must(start_lesson, p, { lesson: lessonId(h.basics.course, 'interests') });
+    expect(paused.next_step).toEqual({ kind: 'quiz' });
+    expect(paused.next).toMatch(/retry_too_soon/);
+    const soon = await h.call(request_quiz, p, { session: s.session });
+    expect(soon).toMatchObject({ ok: false, error: { code: 'retry_too_soon' } });
+    expect(paused.next).toContain(
+      `не раньше ${(soon as unknown as { error: { retry_after: string } }).error.retry_after}`,
+    );
+    const pastPause = () =>
+      sql`update quiz_attempts set finished_at = finished_at - interval '1 day' where user_id = ${p.user}`.execute(
+        h.lessons.db,
+      );
+    await pastPause();
+    await fail();
+    await pastPause();
+    const third = await fail();
+    expect(third.result).toMatchObject({ passed: false, attempts_left: 0 });
+    expect(third.next).toContain('report_issue');
+    expect(await h.call(request_quiz, p, { session: s.session })).toMatchObject({
+      ok: false,
+      error: { code: 'quiz_attempts_exhausted' },
+    });
+    // The lesson itself: no next step, and a next that says it cannot be passed any more.
+    const again = await h.must(start_lesson, p, { lesson: lessonId(h.basics.course, 'interests') });
+    expect(again.next_step).toBeNull();
+    expect(again.next).toContain('урок больше не зачесть');
+    expect(again.next).toContain('report_issue');
+    const required = again.lesson_map.flatMap((o) => o.goals).find((g) => g.required)?.key as string;
+    const marked = await h.must(mark_goal, p, {
+      session: again.session,
+      goal: required,
+      status: 'done',
+      evidence: 'Повторил',
+    });
+    expect(marked.next_step).toBeNull();
+    expect(marked.next).toContain('урок больше не зачесть');
+    // start_lesson without arguments (and with the course) goes on to the next lesson.
+    const next = await h.must(start_lesson, p, {});
+    expect(next.lesson.key).toBe('batna');
+    expect((await h.must(start_lesson, p, { course: h.basics.course })).lesson.key).toBe('batna');
   });
 });

@@ -12,7 +12,7 @@ import {
   retryAfter,
   score,
 } from '../domain/quiz.ts';
-import { CLOSING_RULES, QUESTION_NEXT } from '../domain/teaching-rules.ts';
+import { CLOSING_RULES, QUESTION_NEXT, QUIZ_EXHAUSTED_NEXT } from '../domain/teaching-rules.ts';
 import { fetchEmptyBlocks } from '../lesson-context.ts';
 import { cancelAttempt, nextLessonRef, passRun } from '../lesson-pass.ts';
 import { refusals } from '../refusals.ts';
@@ -160,10 +160,17 @@ export function submitAnswerHandler(deps: LessonsDeps) {
       const used = all.filter((x) => x.status === 'finished').length;
       const left = attemptsLeft(quiz, used);
       const retry = left === 0 ? null : retryAfter(quiz, all);
+      const after =
+        left === 0 && placed.lesson.quiz?.required
+          ? { next: QUIZ_EXHAUSTED_NEXT }
+          : retry
+            ? { next: `Попытка не сдана: пересдача — не раньше ${retry.toISOString()} (retry_after).` }
+            : {};
       return ok({
         verdict,
         next_question: null,
         finished: true,
+        ...after,
         result: {
           ...base,
           session_status: 'open',
