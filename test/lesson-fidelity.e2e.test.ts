@@ -1,6 +1,8 @@
-import { createTestEnv, type TestEnv } from '@studium/testing';
+import { createTestEnv, eventually, type TestEnv } from '@studium/testing';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHomeworkStack } from '../services/homework/test/support/stack.ts';
+import { startReporting } from '../services/reporting/test/support/reporting.ts';
 import { type AgentClient, connectAgent, data, type ToolResult, text } from './support/clients.ts';
 import { startLessons } from './support/lessons.ts';
 import { startEdge } from './support/stack.ts';
@@ -11,20 +13,26 @@ import { passLesson, quizKey } from './support/teach.ts';
 let env: TestEnv;
 let stack: Awaited<ReturnType<typeof startHomeworkStack>>;
 let lessons: Awaited<ReturnType<typeof startLessons>>;
+let reporting: Awaited<ReturnType<typeof startReporting>>;
 let edge: Awaited<ReturnType<typeof startEdge>>;
 let student: AgentClient;
+let manager: AgentClient;
 
 beforeAll(async () => {
   env = await createTestEnv('lesson-fidelity');
   stack = await startHomeworkStack(env, { PROGRESS_TIMEOUT_MS: '1000' });
   lessons = await startLessons(env, { CONTEXT_TIMEOUT_MS: '1000' });
+  reporting = await startReporting(env);
   edge = await startEdge(env, { REQUEST_TIMEOUT_MS: '4000' });
   student = await connectAgent('v1', `${edge.url}/mcp`, (await stack.enrollment.admin.issueToken('anna@hw')).token);
+  manager = await connectAgent('v2', `${edge.url}/mcp`, (await stack.enrollment.admin.issueToken('mira@hw')).token);
 }, 30_000);
 
 afterAll(async () => {
   await student?.close();
+  await manager?.close();
   await edge?.close();
+  await reporting?.close();
   await lessons?.close();
   await stack?.close();
   await env?.cleanup();
@@ -110,5 +118,69 @@ describe('choose', () => {
     expect(
       data(await student.callTool('choose', { prompt: 'С чего начнём?', options: ['Тема', 'Задача'] })),
     ).toMatchObject({ options: ['Тема', 'Задача'] });
+  });
+});
+
+describe('get_my_progress and org_report', () => {
+  type Progress = {
+    courses: Array<{
+      course: string;
+      documents: Array<{ artifact: string; blocks_total: number; blocks_filled: number }>;
+    }>;
+    recent_sessions: Array<{ session: string; status: string }>;
+  };
+  const progress = async (space: string) =>
+    data(await student.callTool('get_my_progress', { space })) as unknown as Progress;
+  const documents = async (space: string) =>
+    (await progress(space)).courses.find((c) => c.course === stack.course)?.documents;
+
+  it('recent_sessions carry the session status: closed, open, abandoned', async () => {
+    const first = data(await student.callTool('start_lesson', { lesson: stack.lesson('l-none'), space: 'acme' }));
+    // A day later the open session is left behind: the next start replaces it.
+    await sql`update sessions set last_activity_at = last_activity_at - interval '2 days' where id = ${first.session}`.execute(
+      lessons.db,
+    );
+    const second = data(await student.callTool('start_lesson', { lesson: stack.lesson('l-none'), space: 'acme' }));
+    expect(second.session).not.toBe(first.session);
+    const closed = (await lessons.db.selectFrom('sessions').select('id').where('status', '=', 'closed').execute()).map(
+      (r) => r.id,
+    );
+    expect(closed.length).toBeGreaterThan(0);
+    await eventually(async () => {
+      const byId = new Map((await progress('acme')).recent_sessions.map((s) => [s.session, s.status]));
+      expect(byId.get(first.session as string)).toBe('abandoned');
+      expect(byId.get(second.session as string)).toBe('open');
+      for (const id of closed) expect(byId.get(id)).toBe('closed');
+    });
+  });
+
+  it('documents count the course document «0 of 2» before the first cell, in get_my_progress and org_report', async () => {
+    await eventually(async () =>
+      expect(await documents('acme')).toEqual([
+        expect.objectContaining({ artifact: 'agreements_log', blocks_total: 2, blocks_filled: 0 }),
+      ]),
+    );
+    const report = data(await manager.callTool('org_report', { space: 'acme' })) as {
+      rows: Array<{ user: string; course: string; document: { blocks_total: number; blocks_filled: number } }>;
+    };
+    expect(report.rows.find((r) => r.user === 'anna@hw' && r.course === stack.course)?.document).toMatchObject({
+      blocks_total: 2,
+      blocks_filled: 0,
+    });
+  });
+
+  it('the personal space reports the personal document, not the organization’s', async () => {
+    const written = await student.callTool('update_artifact', {
+      course: stack.course,
+      artifact: 'agreements_log',
+      key: 'team',
+      space: 'personal',
+      fields: { lead: 'Аня' },
+    });
+    expect(written.isError).toBeFalsy();
+    await eventually(async () =>
+      expect(await documents('personal')).toEqual([expect.objectContaining({ blocks_total: 2, blocks_filled: 1 })]),
+    );
+    expect(await documents('acme')).toEqual([expect.objectContaining({ blocks_total: 2, blocks_filled: 0 })]);
   });
 });

@@ -161,6 +161,11 @@ export const CourseCardChanged = z.looseObject({
   release: z.string().nullable(),
   version: z.number().int().nullable(),
   lessons: z.array(CatalogLesson),
+  /**
+   * The active release's course document (key, title, how many sections), so reports can show
+   * «0 of 4» before the student writes a cell; null when the release has none (or no release).
+   */
+  document: z.object({ key: z.string(), title: z.string(), blocks_total: z.number().int() }).nullable().optional(),
   at: Timestamp,
 });
 export type CourseCardChanged = z.infer<typeof CourseCardChanged>;
@@ -186,6 +191,8 @@ export const SessionStarted = z.looseObject({
   version: z.number().int(),
   channel: z.enum(['agent', 'web']),
   opening: z.string(),
+  /** The open session of the same lesson, space and channel this one replaced (now abandoned). */
+  abandoned: z.string().nullable().optional(),
   /** The lesson's objectives in order (key and text), so read models need not read the release. */
   objectives: z.array(z.object({ key: z.string(), text: z.string() })),
 });

@@ -147,6 +147,7 @@ async function startLesson(
         version: release.version,
         channel,
         opening,
+        abandoned: current ? current.id : null,
         objectives: lesson.objectives.map((o) => ({ key: o.key, text: o.text })),
       };
       await emitEvent(trx, 'lessons.session_started', event);
