@@ -230,3 +230,22 @@ describe('a required quiz with no attempts left', () => {
     expect((await h.must(start_lesson, p, { course: h.basics.course })).lesson.key).toBe('batna');
   });
 });
+
+describe('start_lesson with a space', () => {
+  it('space_not_available for a space the student does not have; course_not_in_space where the course is not', async () => {
+    const a = h.enrollment.admin;
+    await a.upsertOrganization('elsewhere', 'Другая');
+    const p = await h.student('spaces@t');
+    await a.addMember('elsewhere', 'spaces@t', 'member');
+    expect(await h.call(start_lesson, p, { course: h.basics.course, space: 'nowhere' })).toMatchObject({
+      ok: false,
+      error: { code: 'space_not_available' },
+    });
+    await eventually(async () =>
+      expect(await h.call(start_lesson, p, { course: h.basics.course, space: 'elsewhere' })).toMatchObject({
+        ok: false,
+        error: { code: 'course_not_in_space' },
+      }),
+    );
+  });
+});
