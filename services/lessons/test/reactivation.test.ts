@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import {
   course_outline,
   lessonId,
+  list_my_courses,
   mark_goal,
   type Principal,
   request_quiz,
@@ -77,6 +78,12 @@ describe('re-activating an older release', () => {
     expect(
       await h.call(mark_goal, p, { session: w.session, goal: 'choice:C1', status: 'done', evidence: 'выбрала' }),
     ).toMatchObject({ ok: true });
+    // Enrollment's course list follows the same release (five lessons again, v2 had four).
+    await eventually(async () => {
+      const mine = await h.call(list_my_courses, p, {});
+      if (!mine.ok) throw new Error(mine.error.code);
+      expect(mine.data.courses.find((c) => c.course === h.basics.course)?.lessons_total).toBe(5);
+    });
   });
 
   it('an open attempt whose quiz is the same moves to the re-activated release', async () => {
