@@ -5,7 +5,9 @@ import { createTestEnv, type TestEnv } from '@studium/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKnowledge } from '../../../test/support/knowledge.ts';
 import { startEnrollment } from '../../../test/support/stack.ts';
+import { tsQueryText } from '../src/domain/query.ts';
 import { estimateTokens } from '../src/domain/ranking.ts';
+import { parseQuery } from '../src/query-parser.ts';
 import { SearchRepository } from '../src/repositories/search.repository.ts';
 
 let env: TestEnv;
@@ -75,6 +77,13 @@ async function note(body: string) {
   return r.data.id;
 }
 
+/** The full-text list alone (every word, no typo correction), as search parses the query. */
+async function fullText(query: string, scope: { projects: string[]; owner: string }) {
+  const repo = new SearchRepository(knowledge.db);
+  const parsed = await parseQuery(repo, query, knowledge.app.kb.ts.hunspell);
+  return repo.fullText(tsQueryText(parsed.exact, 'all') as string, scope, 10);
+}
+
 async function find(query: string) {
   const r = await env.bus.request(search, alice, { query });
   if (!r.ok) throw new Error(r.error.code);
@@ -96,13 +105,7 @@ describe('search', () => {
   it('finds a Russian note by other word forms (russian stemming)', async () => {
     expect(knowledge.app.kb.ts.kazakh).toBe(true);
     const scope = { projects: (await knowledge.app.kb.access.projects(alice)).map((p) => p.id), owner: alice.user };
-    const fts = await new SearchRepository(knowledge.db).fullText(
-      'сервером очередью',
-      knowledge.app.kb.ts.queryConfigs,
-      scope,
-      10,
-      'all',
-    );
+    const fts = await fullText('сервером очередью', scope);
     expect(fts[0]).toBe(ru);
     const r = await find('сервером очередью');
     expect(r.results[0]).toMatchObject({
@@ -117,13 +120,7 @@ describe('search', () => {
 
   it('finds a Kazakh note by other word forms (hunspell-kk)', async () => {
     const scope = { projects: (await knowledge.app.kb.access.projects(alice)).map((p) => p.id), owner: alice.user };
-    const fts = await new SearchRepository(knowledge.db).fullText(
-      'мектепте оқушылар мұғалімдер',
-      knowledge.app.kb.ts.queryConfigs,
-      scope,
-      10,
-      'all',
-    );
+    const fts = await fullText('мектепте оқушылар мұғалімдер', scope);
     expect(fts).toEqual([kk]);
     expect((await find('мектепте оқушылар')).results[0].id).toBe(kk);
     const lang = await knowledge.db.selectFrom('notes').select('lang').where('id', '=', kk).executeTakeFirstOrThrow();

@@ -1,5 +1,6 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { KnowledgeDb } from '../db.ts';
+import { kazakhStemText, vocabulary } from '../domain/index-text.ts';
 import { titleKey } from '../domain/markdown.ts';
 import { vectorLiteral } from '../vector-store.ts';
 
@@ -28,9 +29,22 @@ export const NOTE_COLUMNS = [
 /** A note as the service reads it: the columns above (no tsv, no embedding, no search text). */
 export type NoteRow = Pick<Selectable<KnowledgeDb['notes']>, (typeof NOTE_COLUMNS)[number]>;
 
-/** Text of a note that search indexes: title weighs more than the body. */
-function tsvOf(cfg: string, title: string, body: string) {
-  return sql`setweight(to_tsvector(${cfg}::regconfig, ${title}), 'A') || setweight(to_tsvector(${cfg}::regconfig, ${body}), 'B')`;
+/** Version of the full-text index a note written now gets (older ones are re-indexed at start). */
+export const INDEX_VERSION = 1;
+
+/**
+ * The full-text vector of a note (the SQL function `note_tsv`: Russian/English stems, hunspell-kk
+ * lemmas and the Kazakh stems computed here; title weighs more than the body).
+ */
+export function tsvOf(hunspell: string | null, title: string, body: string) {
+  return sql`note_tsv(${title}, ${body}, ${kazakhStemText(title)}, ${kazakhStemText(body)}, ${hunspell}::regconfig)`;
+}
+
+/** Adds a note's words to the vocabulary typo tolerance looks in (sorted: concurrent inserts cannot deadlock). */
+export async function addWords(db: Kysely<KnowledgeDb>, title: string, body: string): Promise<void> {
+  const words = vocabulary(title, body);
+  if (!words.length) return;
+  await sql`insert into kb_words (word) select unnest(${words}::text[]) on conflict do nothing`.execute(db);
 }
 
 /**
@@ -56,7 +70,8 @@ export interface NewNote {
   by: string;
   byKind: string;
   lang: string;
-  cfg: string;
+  /** The hunspell-kk configuration, null where it is missing. */
+  hunspell: string | null;
 }
 
 /** All SQL of notes, their revisions and aliases. */
@@ -66,10 +81,11 @@ export class NoteRepository {
   async insert(n: NewNote): Promise<NoteRow> {
     const fm = JSON.stringify({ ...(n.type ? { type: n.type } : {}), ...(n.tags.length ? { tags: n.tags } : {}) });
     await sql`insert into notes (id, project, class, owner, category, folder, title, body, type, tags, frontmatter, lang, tsv,
-        search_text, created_by, created_kind, updated_by, updated_kind)
+        index_version, search_text, created_by, created_kind, updated_by, updated_kind)
       values (${n.id}, ${n.project}, ${n.class}, ${n.owner}, ${n.category}, ${n.folder}, ${n.title}, ${n.body}, ${n.type},
-        ${n.tags}::text[], ${fm}::jsonb, ${n.lang}, ${tsvOf(n.cfg, n.title, n.body)}, ${searchText(n.title, n.body)},
-        ${n.by}, ${n.byKind}, ${n.by}, ${n.byKind})`.execute(this.db);
+        ${n.tags}::text[], ${fm}::jsonb, ${n.lang}, ${tsvOf(n.hunspell, n.title, n.body)}, ${INDEX_VERSION},
+        ${searchText(n.title, n.body)}, ${n.by}, ${n.byKind}, ${n.by}, ${n.byKind})`.execute(this.db);
+    await addWords(this.db, n.title, n.body);
     return (await this.get(n.id)) as NoteRow;
   }
 
@@ -130,15 +146,17 @@ export class NoteRepository {
    */
   async update(
     id: string,
-    next: { title: string; folder: string; body: string; lang: string; cfg: string },
+    next: { title: string; folder: string; body: string; lang: string; hunspell: string | null },
     by: string,
     byKind: string,
   ): Promise<NoteRow> {
     await sql`update notes set title = ${next.title}, folder = ${next.folder}, body = ${next.body}, lang = ${next.lang},
-        tsv = ${tsvOf(next.cfg, next.title, next.body)}, search_text = ${searchText(next.title, next.body)},
+        tsv = ${tsvOf(next.hunspell, next.title, next.body)}, index_version = ${INDEX_VERSION},
+        search_text = ${searchText(next.title, next.body)},
         embedding = case when title = ${next.title} and body = ${next.body} then embedding end,
         version = version + 1, updated_by = ${by}, updated_kind = ${byKind}, updated_at = now()
       where id = ${id}`.execute(this.db);
+    await addWords(this.db, next.title, next.body);
     return (await this.get(id)) as NoteRow;
   }
 

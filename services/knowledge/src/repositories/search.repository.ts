@@ -15,35 +15,62 @@ function scopeSql(s: Scope): RawBuilder<boolean> {
     or (class = 'agent-memory' and owner = ${s.owner} and (project is null or project = any(${projects}::uuid[]))))`;
 }
 
-/**
- * The query parsed with each configuration and OR-ed across them (a query matches notes of any
- * language); within one configuration its words are AND-ed (`all`) or OR-ed (`any`).
- */
-function tsquery(q: string, configs: string[], mode: 'all' | 'any'): RawBuilder<unknown> {
-  const parts = configs.map((c) =>
-    mode === 'all'
-      ? sql`plainto_tsquery(${c}::regconfig, ${q})::text`
-      : sql`replace(plainto_tsquery(${c}::regconfig, ${q})::text, ' & ', ' | ')`,
-  );
-  return sql`(select string_agg('(' || part || ')', ' | ')::tsquery from unnest(array[${sql.join(parts)}]) as part where part <> '')`;
-}
-
 /** At most this many full-text matches are ranked (a word in half the notes must not rank them all). */
 export const RANK_CANDIDATES = 1000;
 
 /** Below this cosine similarity a vector neighbour is noise, not a match (every note is someone's nearest). */
 export const MIN_COSINE = 0.3;
 
-/** All SQL of search: three ranked id lists (full text, trigram, vector). */
+/** How many of the vocabulary's nearest words (by trigram distance) are checked for a typo. */
+const NEAREST = 12;
+
+/** What PostgreSQL's dictionaries make of a query word. */
+export interface WordLexemes {
+  /** The `russian` configuration's lexemes (Snowball Russian or English); empty for a stop word. */
+  russian: string[];
+  /** hunspell-kk's lemmas (or the word itself where the dictionary does not know it). */
+  hunspell: string[];
+  /** The word occurs in the vocabulary (some note has or had it). */
+  known: boolean;
+}
+
+/** All SQL of search: the query's lexemes and typo neighbours, three ranked id lists (full text, trigram, vector). */
 export class SearchRepository {
   constructor(private readonly db: Kysely<KnowledgeDb>) {}
 
-  async fullText(q: string, configs: string[], scope: Scope, limit: number, mode: 'all' | 'any'): Promise<string[]> {
+  /** The lexemes of each word, in the order given. */
+  async lexemes(words: string[], hunspell: string | null): Promise<WordLexemes[]> {
+    if (!words.length) return [];
+    const { rows } = await sql<WordLexemes>`
+      select tsvector_to_array(to_tsvector('pg_catalog.russian', w.word)) as russian,
+        tsvector_to_array(coalesce(to_tsvector(${hunspell}::regconfig, w.word), ''::tsvector)) as hunspell,
+        exists (select 1 from kb_words v where v.word = w.word) as known
+      from unnest(${words}::text[]) with ordinality as w(word, ord)
+      order by w.ord`.execute(this.db);
+    return rows;
+  }
+
+  /** For each word, the vocabulary's nearest words by trigram distance (nearest first; GiST k-NN). */
+  async nearestWords(words: string[]): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>(words.map((w) => [w, []]));
+    if (!words.length) return out;
+    const { rows } = await sql<{ word: string; near: string }>`
+      select w.word, n.word as near
+      from unnest(${words}::text[]) as w(word)
+      cross join lateral (
+        select v.word, v.word <-> w.word as distance from kb_words v order by v.word <-> w.word limit ${NEAREST}) n
+      order by w.word, n.distance, n.word`.execute(this.db);
+    for (const r of rows) out.get(r.word)?.push(r.near);
+    return out;
+  }
+
+  /** Notes matching a tsquery (text form), best `ts_rank` first. */
+  async fullText(query: string, scope: Scope, limit: number): Promise<string[]> {
     const { rows } = await sql<{ id: string }>`
-      with q as (select ${tsquery(q, configs, mode)} as query),
+      with q as (select ${query}::tsquery as query),
       hits as (
         select n.id, n.tsv, n.updated_at from notes n, q
-        where q.query is not null and n.tsv @@ q.query and ${scopeSql(scope)}
+        where n.tsv @@ q.query and ${scopeSql(scope)}
         limit ${RANK_CANDIDATES})
       select hits.id from hits, q
       order by ts_rank(hits.tsv, q.query) desc, hits.updated_at desc, hits.id
