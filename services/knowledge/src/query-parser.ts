@@ -1,41 +1,51 @@
-import { kazakhStems } from './domain/kazakh-stemmer.ts';
 import { queryWords } from './domain/index-text.ts';
-import { type ParsedQuery, typoNeighbours } from './domain/query.ts';
-import type { SearchRepository, WordLexemes } from './repositories/search.repository.ts';
+import { kazakhStems } from './domain/kazakh-stemmer.ts';
+import { closest, type ParsedQuery, typoNeighbours } from './domain/query.ts';
+import type { SearchRepository } from './repositories/search.repository.ts';
 
-/** Words shorter than this are not corrected (too many words lie a typo away). */
-const MIN_TYPO_WORD = 4;
-
-function alternatives(word: string, kazakh: string[], lx: WordLexemes): string[] {
-  return [...new Set([...lx.russian, ...lx.hunspell, ...kazakh, word])];
-}
+/** Lexemes shorter than this are not corrected (too many lie a typo away). */
+const MIN_TYPO_LEXEME = 3;
 
 /**
  * Parses a query as notes are indexed (see the service README, "How a query is parsed"): each word
  * becomes the set of its lexemes (Russian/English stem, hunspell-kk lemmas, Kazakh stems); stop
- * words are left out. A word the vocabulary does not contain is also given the lexemes of the
- * vocabulary's words a typo or two away (the `fuzzy` alternatives, ranked below exact matches).
+ * words are left out. A word none of whose lexemes is in the vocabulary (no note has it) also gets
+ * the vocabulary's lexemes a typo or two away from its own (the `fuzzy` alternatives, which rank
+ * below exact matches).
  */
 export async function parseQuery(repo: SearchRepository, query: string, hunspell: string | null): Promise<ParsedQuery> {
   const words = queryWords(query);
   const lexemes = await repo.lexemes(
     words.map((w) => w.word),
+    words.map((w) => w.stems),
     hunspell,
   );
   const kept = words
-    .map((w, i) => ({ ...w, lx: lexemes[i] }))
-    .filter((w) => w.lx.russian.length > 0);
-  const exact = kept.map((w) => alternatives(w.word, w.stems, w.lx));
-  const unknown = kept.filter((w) => !w.lx.known && [...w.word].length >= MIN_TYPO_WORD && /^\p{L}+$/u.test(w.word));
+    .map((w, i) => {
+      const lx = lexemes[i];
+      return {
+        word: w.word,
+        known: lx.known,
+        stop: !lx.russian.length,
+        alts: [...new Set([...lx.russian, ...lx.hunspell, ...w.stems])],
+      };
+    })
+    .filter((w) => !w.stop);
+  const exact = kept.map((w) => w.alts);
+  const correctable = (l: string) => [...l].length >= MIN_TYPO_LEXEME && /^\p{L}+$/u.test(l);
+  const unknown = [...new Set(kept.filter((w) => !w.known).flatMap((w) => w.alts.filter(correctable)))];
   if (!unknown.length) return { exact, fuzzy: null };
-  const nearest = await repo.nearestWords(unknown.map((w) => w.word));
-  const corrections = new Map(unknown.map((w) => [w.word, typoNeighbours(w.word, nearest.get(w.word) ?? [])]));
-  const all = [...new Set([...corrections.values()].flat())];
-  if (!all.length) return { exact, fuzzy: null };
-  const lx = new Map((await repo.lexemes(all, hunspell)).map((l, i) => [all[i], l]));
-  const fuzzy = kept.map((w, i) => [
-    ...exact[i],
-    ...(corrections.get(w.word) ?? []).flatMap((c) => alternatives(c, kazakhStems(c), lx.get(c) as WordLexemes)),
-  ]);
+  const nearest = await repo.nearestWords(unknown);
+  const near = new Map(
+    kept.map((w) => [w.word, w.known ? [] : closest(w.alts.flatMap((l) => typoNeighbours(l, nearest.get(l) ?? [])))]),
+  );
+  // A neighbour is a lexeme of the corpus, often a whole word form (a typo inside a suffix keeps
+  // the stemmer from reaching the stem): its own lexemes join it, so other forms match too.
+  const found = [...new Set([...near.values()].flat())];
+  if (!found.length) return { exact, fuzzy: null };
+  const stems = found.map((l) => kazakhStems(l));
+  const lx = await repo.lexemes(found, stems, hunspell);
+  const of = new Map(found.map((l, i) => [l, [l, ...lx[i].russian, ...lx[i].hunspell, ...stems[i]]]));
+  const fuzzy = kept.map((w) => [...new Set([...w.alts, ...(near.get(w.word) ?? []).flatMap((l) => of.get(l) ?? [])])]);
   return { exact, fuzzy };
 }

@@ -2,10 +2,10 @@ import type { Principal } from '@studium/contracts';
 import { type ParsedQuery, tsQueryText } from './domain/query.ts';
 import { below, fuse, snippetOf } from './domain/ranking.ts';
 import { type Kb, projectOf, visibleTo } from './kb.ts';
+import { parseQuery } from './query-parser.ts';
 import { NOTE_COLUMNS, type NoteRow } from './repositories/note.repository.ts';
 import type { ProjectRow } from './repositories/project.repository.ts';
 import { type Scope, SearchRepository } from './repositories/search.repository.ts';
-import { parseQuery } from './query-parser.ts';
 
 /** A ranked note with its fused score. */
 export interface Ranked {

@@ -21,16 +21,6 @@ export function kazakhStemText(text: string): string {
   return out.join(' ');
 }
 
-/** Words that go into the vocabulary typo tolerance searches: letters only, 4 to 40 of them. */
-const VOCABULARY_WORD = /^\p{L}{4,40}$/u;
-
-/** The distinct words of a note for the vocabulary, sorted (inserts in one order cannot deadlock). */
-export function vocabulary(...texts: string[]): string[] {
-  const set = new Set<string>();
-  for (const t of texts) for (const w of words(t)) if (VOCABULARY_WORD.test(w)) set.add(w);
-  return [...set].sort();
-}
-
 /**
  * Kazakh function words a query drops (Russian and English ones are the `russian`
  * configuration's stop words): conjunctions, postpositions, pronouns, particles.

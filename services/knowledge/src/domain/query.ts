@@ -31,7 +31,8 @@ export function typoDistance(a: string, b: string): number {
     for (let j = 1; j <= y.length; j++) {
       const cost = x[i - 1] === y[j - 1] ? 0 : 1;
       d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
-      if (i > 1 && j > 1 && x[i - 1] === y[j - 2] && x[i - 2] === y[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+      if (i > 1 && j > 1 && x[i - 1] === y[j - 2] && x[i - 2] === y[j - 1])
+        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
     }
   }
   return d[x.length][y.length];
@@ -42,14 +43,23 @@ export function maxTypos(length: number): number {
   return length <= 5 ? 1 : length <= 9 ? 2 : 3;
 }
 
-/** Of the candidates (nearest first), the words a typo away from `word`: at most `max`, closest first. */
-export function typoNeighbours(word: string, candidates: string[], max = 3): string[] {
+/**
+ * Of the candidates (nearest first), those a typo away from `word`, with their distance: at most
+ * `max`, closest first.
+ */
+export function typoNeighbours(word: string, candidates: string[], max = 3): Array<{ word: string; distance: number }> {
   const limit = maxTypos([...word].length);
   return candidates
     .filter((c) => c !== word)
-    .map((c, i) => ({ c, i, d: typoDistance(word, c) }))
-    .filter((x) => x.d <= limit)
-    .sort((a, b) => a.d - b.d || a.i - b.i)
+    .map((c, i) => ({ word: c, i, distance: typoDistance(word, c) }))
+    .filter((x) => x.distance <= limit)
+    .sort((a, b) => a.distance - b.distance || a.i - b.i)
     .slice(0, max)
-    .map((x) => x.c);
+    .map(({ word: w, distance }) => ({ word: w, distance }));
+}
+
+/** The corrections of a word: of its lexemes' neighbours, the closest ones only (a wider net catches other words). */
+export function closest(neighbours: Array<{ word: string; distance: number }>): string[] {
+  const min = Math.min(...neighbours.map((n) => n.distance));
+  return [...new Set(neighbours.filter((n) => n.distance === min).map((n) => n.word))];
 }

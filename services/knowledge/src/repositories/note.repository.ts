@@ -1,6 +1,6 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { KnowledgeDb } from '../db.ts';
-import { kazakhStemText, vocabulary } from '../domain/index-text.ts';
+import { kazakhStemText } from '../domain/index-text.ts';
 import { titleKey } from '../domain/markdown.ts';
 import { vectorLiteral } from '../vector-store.ts';
 
@@ -40,11 +40,16 @@ export function tsvOf(hunspell: string | null, title: string, body: string) {
   return sql`note_tsv(${title}, ${body}, ${kazakhStemText(title)}, ${kazakhStemText(body)}, ${hunspell}::regconfig)`;
 }
 
-/** Adds a note's words to the vocabulary typo tolerance looks in (sorted: concurrent inserts cannot deadlock). */
-export async function addWords(db: Kysely<KnowledgeDb>, title: string, body: string): Promise<void> {
-  const words = vocabulary(title, body);
-  if (!words.length) return;
-  await sql`insert into kb_words (word) select unnest(${words}::text[]) on conflict do nothing`.execute(db);
+/**
+ * Adds the lexemes of a note's vector to the vocabulary typo tolerance looks in. Sorted, so two
+ * transactions inserting the same new lexemes wait for each other instead of deadlocking.
+ */
+export async function addWords(db: Kysely<KnowledgeDb>, id: string): Promise<void> {
+  await sql`insert into kb_words (word)
+    select distinct l from notes, unnest(tsvector_to_array(tsv)) as l
+    where id = ${id} and length(l) between 3 and 40 and l !~ '[0-9_]'
+    order by l
+    on conflict do nothing`.execute(db);
 }
 
 /**
@@ -85,7 +90,7 @@ export class NoteRepository {
       values (${n.id}, ${n.project}, ${n.class}, ${n.owner}, ${n.category}, ${n.folder}, ${n.title}, ${n.body}, ${n.type},
         ${n.tags}::text[], ${fm}::jsonb, ${n.lang}, ${tsvOf(n.hunspell, n.title, n.body)}, ${INDEX_VERSION},
         ${searchText(n.title, n.body)}, ${n.by}, ${n.byKind}, ${n.by}, ${n.byKind})`.execute(this.db);
-    await addWords(this.db, n.title, n.body);
+    await addWords(this.db, n.id);
     return (await this.get(n.id)) as NoteRow;
   }
 
@@ -156,7 +161,7 @@ export class NoteRepository {
         embedding = case when title = ${next.title} and body = ${next.body} then embedding end,
         version = version + 1, updated_by = ${by}, updated_kind = ${byKind}, updated_at = now()
       where id = ${id}`.execute(this.db);
-    await addWords(this.db, next.title, next.body);
+    await addWords(this.db, id);
     return (await this.get(id)) as NoteRow;
   }
 

@@ -21,8 +21,8 @@ export const RANK_CANDIDATES = 1000;
 /** Below this cosine similarity a vector neighbour is noise, not a match (every note is someone's nearest). */
 export const MIN_COSINE = 0.3;
 
-/** How many of the vocabulary's nearest words (by trigram distance) are checked for a typo. */
-const NEAREST = 12;
+/** How many of the vocabulary's nearest lexemes (by trigram distance) are checked for a typo. */
+const NEAREST = 30;
 
 /** What PostgreSQL's dictionaries make of a query word. */
 export interface WordLexemes {
@@ -30,7 +30,11 @@ export interface WordLexemes {
   russian: string[];
   /** hunspell-kk's lemmas (or the word itself where the dictionary does not know it). */
   hunspell: string[];
-  /** The word occurs in the vocabulary (some note has or had it). */
+  /**
+   * The word as written (its first Kazakh stem, the word itself) is in the vocabulary: some note has
+   * or had it. Not any of its stems: a typo inside a suffix can leave a real stem (сандардаң →
+   * сандарда), and Snowball's stem of a misspelt word can be a real form (глаголаим → глагола).
+   */
   known: boolean;
 }
 
@@ -38,19 +42,22 @@ export interface WordLexemes {
 export class SearchRepository {
   constructor(private readonly db: Kysely<KnowledgeDb>) {}
 
-  /** The lexemes of each word, in the order given. */
-  async lexemes(words: string[], hunspell: string | null): Promise<WordLexemes[]> {
+  /** The lexemes of each word (`stems`: its Kazakh stems, one array per word), in the order given. */
+  async lexemes(words: string[], stems: string[][], hunspell: string | null): Promise<WordLexemes[]> {
     if (!words.length) return [];
     const { rows } = await sql<WordLexemes>`
-      select tsvector_to_array(to_tsvector('pg_catalog.russian', w.word)) as russian,
-        tsvector_to_array(coalesce(to_tsvector(${hunspell}::regconfig, w.word), ''::tsvector)) as hunspell,
-        exists (select 1 from kb_words v where v.word = w.word) as known
-      from unnest(${words}::text[]) with ordinality as w(word, ord)
-      order by w.ord`.execute(this.db);
+      with w as (
+        select w.ord, tsvector_to_array(to_tsvector('pg_catalog.russian', w.word)) as russian,
+          tsvector_to_array(coalesce(to_tsvector(${hunspell}::regconfig, w.word), ''::tsvector)) as hunspell,
+          string_to_array(w.stems, ' ') as stems
+        from unnest(${words}::text[], ${stems.map((s) => s.join(' '))}::text[]) with ordinality as w(word, stems, ord))
+      select russian, hunspell,
+        exists (select 1 from kb_words v where v.word = stems[1]) as known
+      from w order by ord`.execute(this.db);
     return rows;
   }
 
-  /** For each word, the vocabulary's nearest words by trigram distance (nearest first; GiST k-NN). */
+  /** For each lexeme, the vocabulary's nearest lexemes by trigram distance (nearest first; GiST k-NN). */
   async nearestWords(words: string[]): Promise<Map<string, string[]>> {
     const out = new Map<string, string[]>(words.map((w) => [w, []]));
     if (!words.length) return out;
