@@ -5,7 +5,9 @@
 // Honesty rules, checked below: a query's words never occur verbatim in the notes it must find
 // (for each topic, the query forms are set aside before its notes are written, and no note of the
 // topic uses them); a typo query is a misspelling that no note contains.
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { KAZAKH_FORMS, type KazakhForm, kazakhForm } from './kazakh-forms.ts';
 import {
   KAZAKH_NAMES,
@@ -206,6 +208,8 @@ for (const q of queries) {
 
 const out = new URL('./corpus.json', import.meta.url);
 writeFileSync(out, `${JSON.stringify({ notes, queries }, null, 1)}\n`);
+// In the project's format, so the linter leaves the checked-in file alone.
+execFileSync('npx', ['biome', 'format', '--write', fileURLToPath(out)], { stdio: 'ignore' });
 const count = (g: Group) => queries.filter((q) => q.group === g).length;
 console.log(
   `${notes.length} notes, ${queries.length} queries (russian ${count('russian')}, kazakh ${count('kazakh')}, mixed ${count('mixed')}, typos ${count('typos')})`,
