@@ -49,7 +49,16 @@ export async function createApp({ bus, nc, database, log, config }: ServiceDeps<
   const pgvector = await setupVectorStore(database.pool, database.schema, log);
   const embeddings = createEmbeddings(cfg);
   const writer = new Writer(db, ts, embeddings, log, pgvector);
-  const kb: Kb = { db, access: new Access(bus, db, cfg.MEMBERSHIP_TTL_MS), writer, ts, embeddings, log, pgvector };
+  const kb: Kb = {
+    db,
+    access: new Access(bus, db, cfg.MEMBERSHIP_TTL_MS),
+    writer,
+    ts,
+    embeddings,
+    log,
+    pgvector,
+    vectorScanLimit: cfg.VECTOR_SCAN_LIMIT,
+  };
   const reindex = startReindex(db, ts.hunspell, log);
   const relay = await startRelay({ nc, pool: database.pool, schema: database.schema, prefix: bus.prefix, log });
   const service = await bus.serve('knowledge', [

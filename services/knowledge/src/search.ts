@@ -48,7 +48,8 @@ async function fullText(repo: SearchRepository, query: ParsedQuery, scope: Scope
  * Hybrid search: full text (every note indexed in Russian, English and Kazakh forms), trigram
  * similarity of titles and, with an embedding provider, vector similarity; fused by RRF. Notes
  * found only through a typo correction (in the body's words or the title's trigrams) rank below
- * every note found as written. A failing provider leaves the text lists (no error).
+ * every note found as written. A failing provider leaves the text lists (no error). Without
+ * pgvector, vectors are compared only while the scope holds at most `vectorScanLimit` of them.
  */
 export async function rank(kb: Kb, p: Principal, query: string, projects: ProjectRow[], limit: number) {
   const scope = { projects: projects.map((x) => x.id), owner: p.user };
@@ -60,7 +61,7 @@ export async function rank(kb: Kb, p: Principal, query: string, projects: Projec
     repo.trigram(query, scope, PER_LIST),
   ]);
   const lists = [fts, trigram];
-  if (kb.embeddings) {
+  if (kb.embeddings && (kb.pgvector || (await repo.embedded(scope, kb.vectorScanLimit + 1)) <= kb.vectorScanLimit)) {
     try {
       const [v] = await kb.embeddings.embed([query]);
       const vector = await repo.vector(v, scope, PER_LIST, kb.pgvector);

@@ -1,6 +1,15 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { create_note, link, move_folder, move_note, type Principal, recall, search } from '@studium/contracts';
+import {
+  create_note,
+  kb_whoami,
+  link,
+  move_folder,
+  move_note,
+  type Principal,
+  recall,
+  search,
+} from '@studium/contracts';
 import { createTestEnv, type TestEnv } from '@studium/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKnowledge } from '../../../test/support/knowledge.ts';
@@ -177,6 +186,34 @@ describe('search', () => {
     expect(await repo.vector([1, 0], scope, 10)).toEqual([leave]);
     expect(await repo.vector([0, 0, 0], scope, 10)).toEqual([]);
     expect((await find('машина')).results.map((x: { id: string }) => x.id)).not.toContain(leave);
+  });
+
+  it('without pgvector, compares vectors only up to the scan limit, then stays on text; whoami says so', async () => {
+    const kb = knowledge.app.kb;
+    const who = await env.bus.request(kb_whoami, alice, {});
+    if (!who.ok) throw new Error(who.error.code);
+    expect(who.data.capabilities).toMatchObject(
+      kb.pgvector
+        ? { vector: true, semantic: 'pgvector', vectorScanLimit: null }
+        : { vector: true, vectorStore: 'column', semantic: 'scan', vectorScanLimit: 200 },
+    );
+    if (kb.pgvector) return;
+    const embedded = await knowledge.db
+      .selectFrom('notes')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('embedding', 'is not', null)
+      .executeTakeFirstOrThrow();
+    const limit = kb.vectorScanLimit;
+    try {
+      kb.vectorScanLimit = Number(embedded.n);
+      expect((await find('машина')).modes).toEqual(['fts', 'trigram', 'vector']);
+      kb.vectorScanLimit = Number(embedded.n) - 1;
+      const r = await find('машина');
+      expect(r.modes).toEqual(['fts', 'trigram']);
+      expect(r.results.map((x: { id: string }) => x.id)).not.toContain(car);
+    } finally {
+      kb.vectorScanLimit = limit;
+    }
   });
 
   it('keeps working on full text, without error, when the embedding provider fails', async () => {

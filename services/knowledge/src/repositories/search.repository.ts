@@ -94,6 +94,14 @@ export class SearchRepository {
     return rows.map((r) => r.id);
   }
 
+  /** How many notes of the scope have a vector, counted up to `upTo`. */
+  async embedded(scope: Scope, upTo: number): Promise<number> {
+    const { rows } = await sql<{ n: number }>`
+      select count(*)::int as n from (
+        select 1 from notes where embedding is not null and ${scopeSql(scope)} limit ${upTo}) as e`.execute(this.db);
+    return rows[0].n;
+  }
+
   /**
    * Nearest notes by cosine similarity: pgvector's operator when the column exists, else the SQL
    * function. Only vectors of the query's dimension are compared (another embedding model's
