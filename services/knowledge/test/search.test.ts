@@ -11,12 +11,15 @@ import {
   search,
 } from '@studium/contracts';
 import { createTestEnv, type TestEnv } from '@studium/testing';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKnowledge } from '../../../test/support/knowledge.ts';
 import { startEnrollment } from '../../../test/support/stack.ts';
 import { tsQueryText } from '../src/domain/query.ts';
 import { estimateTokens } from '../src/domain/ranking.ts';
 import { parseQuery } from '../src/query-parser.ts';
+import { startReindex } from '../src/reindex.ts';
+import { INDEX_VERSION } from '../src/repositories/note.repository.ts';
 import { SearchRepository } from '../src/repositories/search.repository.ts';
 
 let env: TestEnv;
@@ -225,6 +228,39 @@ describe('search', () => {
     } finally {
       embedderDown = false;
     }
+  });
+});
+
+describe('re-indexing notes written before the index of issue 21', () => {
+  it('rebuilds the vector and the vocabulary of old notes at start, without a new version', async () => {
+    const id = await note(
+      '# Бөлшектер сабағы\n\nОқушылар бөлшектерді қосты. Для родителей: повторите сложение дробей.',
+    );
+    // What migration 0003 leaves: the old vector (here the Kazakh configuration alone) and version 0.
+    await sql`update notes set tsv = to_tsvector(${knowledge.app.kb.ts.hunspell ?? 'simple'}::regconfig, body),
+      index_version = 0 where id = ${id}`.execute(knowledge.db);
+    await sql`delete from kb_words`.execute(knowledge.db);
+    const before = await knowledge.db
+      .selectFrom('notes')
+      .select(['version'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect((await find('дроби')).results.map((x: { id: string }) => x.id)).not.toContain(id);
+    await startReindex(knowledge.db, knowledge.app.kb.ts.hunspell, env.log).done;
+    const after = await knowledge.db
+      .selectFrom('notes')
+      .select(['version', 'index_version'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(after).toEqual({ version: before.version, index_version: INDEX_VERSION });
+    expect((await find('дроби')).results.map((x: { id: string }) => x.id)).toContain(id);
+    expect((await find('бөлшек')).results.map((x: { id: string }) => x.id)).toContain(id);
+    const words = await sql<{ n: number }>`select count(*)::int as n from kb_words`.execute(knowledge.db);
+    expect(words.rows[0].n).toBeGreaterThan(0);
+    const left = await sql<{
+      n: number;
+    }>`select count(*)::int as n from notes where index_version < ${INDEX_VERSION}`.execute(knowledge.db);
+    expect(left.rows[0].n).toBe(0);
   });
 });
 
