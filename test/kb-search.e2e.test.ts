@@ -44,10 +44,11 @@ async function ids(query: string): Promise<string[]> {
   return (await search(query)).map((h) => h.id);
 }
 
-// 25 Russian words about a shop: the forms differ from the queries below.
+// 24 Russian words about a shop, in other forms than the queries below: with «Сәлем!» and the
+// title, one word in 28 has Kazakh letters, which makes the note Kazakh for the language heuristic.
 const SHOP =
   'Задача про покупки в магазине: мама купила три товара, заплатила пятьсот тенге и получила сдачу. ' +
-  'Сколько стоил каждый товар, если все товары стоили одинаково и сдачи было сорок?';
+  'Сколько стоит один из товаров, если сдачи было сорок?';
 
 describe('a note counted as Kazakh keeps its Russian word forms', () => {
   let hello: string;
@@ -55,8 +56,8 @@ describe('a note counted as Kazakh keeps its Russian word forms', () => {
   let names: string;
   let lesson: string;
   beforeAll(async () => {
-    hello = await create(`# Магазин и сдача\n\nПривет! ${SHOP}`);
-    salem = await create(`# Покупки и товары\n\nСәлем! ${SHOP}`);
+    hello = await create(`# Задача первая\n\nПривет! ${SHOP}`);
+    salem = await create(`# Задача вторая\n\nСәлем! ${SHOP}`);
     names = await create(
       '# Проект по экологии\n\nӘлия и Нұрлан подготовили доклад о загрязнении рек в нашем районе. ' +
         'Они собрали пробы воды в трёх местах, сравнили результаты с нормами и построили графики. ' +
@@ -71,6 +72,12 @@ describe('a note counted as Kazakh keeps its Russian word forms', () => {
   });
 
   it('finds the note that opens with «Сәлем!» by the Russian forms, like the one that opens with «Привет!»', async () => {
+    const langs = await knowledge.db
+      .selectFrom('notes')
+      .select(['id', 'lang'])
+      .where('id', 'in', [hello, salem])
+      .execute();
+    expect(Object.fromEntries(langs.map((n) => [n.id, n.lang]))).toEqual({ [hello]: 'ru', [salem]: 'kk' });
     for (const q of ['покупка', 'товар', 'сдача', 'магазин']) {
       const found = await ids(q);
       expect(found, q).toContain(hello);

@@ -41,13 +41,14 @@ export function tsvOf(hunspell: string | null, title: string, body: string) {
 }
 
 /**
- * Adds the lexemes of a note's vector to the vocabulary typo tolerance looks in. Sorted, so two
- * transactions inserting the same new lexemes wait for each other instead of deadlocking.
+ * Adds the lexemes of notes' vectors to the vocabulary typo tolerance looks in. Call it once per
+ * transaction, for all its notes: one statement inserting in sorted order waits at most for other
+ * transactions' uncommitted lexemes and can never close a cycle of waits with another such one.
  */
-export async function addWords(db: Kysely<KnowledgeDb>, id: string): Promise<void> {
+export async function addWords(db: Kysely<KnowledgeDb>, ids: string[]): Promise<void> {
   await sql`insert into kb_words (word)
     select distinct l from notes, unnest(tsvector_to_array(tsv)) as l
-    where id = ${id} and length(l) between 3 and 40 and l !~ '[0-9_]'
+    where id = any(${ids}::uuid[]) and length(l) between 3 and 40 and l !~ '[0-9_]'
     order by l
     on conflict do nothing`.execute(db);
 }
@@ -90,7 +91,7 @@ export class NoteRepository {
       values (${n.id}, ${n.project}, ${n.class}, ${n.owner}, ${n.category}, ${n.folder}, ${n.title}, ${n.body}, ${n.type},
         ${n.tags}::text[], ${fm}::jsonb, ${n.lang}, ${tsvOf(n.hunspell, n.title, n.body)}, ${INDEX_VERSION},
         ${searchText(n.title, n.body)}, ${n.by}, ${n.byKind}, ${n.by}, ${n.byKind})`.execute(this.db);
-    await addWords(this.db, n.id);
+    await addWords(this.db, [n.id]);
     return (await this.get(n.id)) as NoteRow;
   }
 
@@ -161,7 +162,7 @@ export class NoteRepository {
         embedding = case when title = ${next.title} and body = ${next.body} then embedding end,
         version = version + 1, updated_by = ${by}, updated_kind = ${byKind}, updated_at = now()
       where id = ${id}`.execute(this.db);
-    await addWords(this.db, id);
+    await addWords(this.db, [id]);
     return (await this.get(id)) as NoteRow;
   }
 
