@@ -25,7 +25,11 @@ export function startReindex(db: Kysely<KnowledgeDb>, hunspell: string | null, l
         await sql`update notes set tsv = ${tsvOf(hunspell, n.title, n.body)}, index_version = ${INDEX_VERSION}
           where id = ${n.id}`.execute(trx);
       }
-      if (rows.length) await addWords(trx, rows.map((n) => n.id));
+      if (rows.length)
+        await addWords(
+          trx,
+          rows.map((n) => n.id),
+        );
       return rows.length;
     });
   const done = (async () => {
