@@ -5,6 +5,8 @@ import type { SearchRepository } from './repositories/search.repository.ts';
 
 /** Lexemes shorter than this are not corrected (too many lie a typo away). */
 const MIN_TYPO_LEXEME = 3;
+/** At most this many lexemes of a query are looked up for typos (each is one k-NN probe). */
+const MAX_TYPO_LEXEMES = 24;
 
 /**
  * Parses a query as notes are indexed (see the service README, "How a query is parsed"): each word
@@ -33,7 +35,10 @@ export async function parseQuery(repo: SearchRepository, query: string, hunspell
     .filter((w) => !w.stop);
   const exact = kept.map((w) => w.alts);
   const correctable = (l: string) => [...l].length >= MIN_TYPO_LEXEME && /^\p{L}+$/u.test(l);
-  const unknown = [...new Set(kept.filter((w) => !w.known).flatMap((w) => w.alts.filter(correctable)))];
+  const unknown = [...new Set(kept.filter((w) => !w.known).flatMap((w) => w.alts.filter(correctable)))].slice(
+    0,
+    MAX_TYPO_LEXEMES,
+  );
   if (!unknown.length) return { exact, fuzzy: null };
   const nearest = await repo.nearestWords(unknown);
   const near = new Map(
