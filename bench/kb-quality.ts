@@ -44,7 +44,7 @@ try {
       ids.set(x.id, batch[x.index].key);
     }
   }
-  await knowledge.database.pool.query('analyze notes; analyze kb_words');
+  await knowledge.database.pool.query('analyze');
 
   const groups = new Map<Group, { recall: number; rr: number; n: number; ms: number[] }>();
   const misses: string[] = [];
