@@ -2,7 +2,7 @@ import type { Principal } from '@studium/contracts';
 import { type ParsedQuery, tsQueryText } from './domain/query.ts';
 import { below, fuse, snippetOf } from './domain/ranking.ts';
 import { type Kb, projectOf, visibleTo } from './kb.ts';
-import { parseQuery } from './query-parser.ts';
+import { corrections, parseQuery } from './query-parser.ts';
 import { NOTE_COLUMNS, type NoteRow } from './repositories/note.repository.ts';
 import type { ProjectRow } from './repositories/project.repository.ts';
 import { type Scope, SearchRepository } from './repositories/search.repository.ts';
@@ -26,20 +26,35 @@ function append(list: string[], more: string[]): string[] {
 /**
  * The full-text list: notes with every word of the query first, then notes with every word once
  * typos are corrected; when these are fewer than FEW, notes with some of the words follow (exact,
- * then corrected). `exact` collects the notes found without a correction.
+ * then corrected). `exact` collects the notes found without a correction. Corrections are looked
+ * up only while fewer than `limit` notes matched exactly: they rank below those, so past `limit`
+ * exact matches no corrected one could be returned.
  */
-async function fullText(repo: SearchRepository, query: ParsedQuery, scope: Scope, exact: Set<string>) {
+async function fullText(
+  kb: Kb,
+  repo: SearchRepository,
+  query: ParsedQuery,
+  scope: Scope,
+  limit: number,
+  exact: Set<string>,
+) {
   const run = async (words: string[][] | null, mode: 'all' | 'any') => {
     const q = words ? tsQueryText(words, mode) : null;
     return q ? repo.fullText(q, scope, PER_LIST) : [];
   };
+  let fuzzy: Promise<string[][] | null> | undefined;
+  const corrected = () => {
+    fuzzy ??= corrections(repo, query, kb.ts.hunspell);
+    return fuzzy;
+  };
   const all = await run(query.exact, 'all');
   for (const id of all) exact.add(id);
-  let list = append(all, await run(query.fuzzy, 'all'));
+  let list = all.length < limit ? append(all, await run(await corrected(), 'all')) : all;
   if (list.length < FEW && query.exact.length > 1) {
     const any = await run(query.exact, 'any');
     for (const id of any) exact.add(id);
-    list = append(append(list, any), await run(query.fuzzy, 'any'));
+    list = append(list, any);
+    if (exact.size < limit) list = append(list, await run(await corrected(), 'any'));
   }
   return list;
 }
@@ -57,7 +72,7 @@ export async function rank(kb: Kb, p: Principal, query: string, projects: Projec
   const modes = ['fts', 'trigram'];
   const exact = new Set<string>();
   const [fts, trigram] = await Promise.all([
-    parseQuery(repo, query, kb.ts.hunspell).then((parsed) => fullText(repo, parsed, scope, exact)),
+    parseQuery(repo, query, kb.ts.hunspell).then((parsed) => fullText(kb, repo, parsed, scope, limit, exact)),
     repo.trigram(query, scope, PER_LIST),
   ]);
   const lists = [fts, trigram];

@@ -1,11 +1,17 @@
+/** A word of a parsed query: the lexemes any of which matches it, and whether some note has it as written. */
+export interface QueryTerm {
+  word: string;
+  known: boolean;
+  alts: string[];
+}
+
 /**
- * A parsed query: for each word the lexemes any of which matches it (its Russian/English stem,
- * its hunspell-kk lemmas, its Kazakh stems). `fuzzy` adds the lexemes of the corpus's words a
- * typo away from a word the corpus does not contain; null when no word needed that.
+ * A parsed query: for each word (stop words left out) the lexemes any of which matches it (its
+ * Russian/English stem, its hunspell-kk lemmas, its Kazakh stems); `exact` is their lists.
  */
 export interface ParsedQuery {
+  terms: QueryTerm[];
   exact: string[][];
-  fuzzy: string[][] | null;
 }
 
 function quote(lexeme: string): string {
