@@ -8,7 +8,6 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { KAZAKH_FORMS, type KazakhForm, kazakhForm } from './kazakh-forms.ts';
 import {
   KAZAKH_NAMES,
   KAZAKH_OPENINGS,
@@ -19,6 +18,9 @@ import {
   KK_SENTENCES,
   KK_TOPICS,
   type KkTopic,
+} from './kazakh.ts';
+import { KAZAKH_FORMS, type KazakhForm, kazakhForm } from './kazakh-forms.ts';
+import {
   RU_ASPECTS,
   RU_FILLER,
   RU_FORMS,
@@ -27,7 +29,7 @@ import {
   RU_SENTENCES,
   RU_TOPICS,
   type RuTopic,
-} from './vocabulary.ts';
+} from './russian.ts';
 
 export interface CorpusNote {
   key: string;

@@ -1,7 +1,5 @@
-// The vocabulary of the judged corpus: school topics in Russian (every case form written out by
-// hand) and in Kazakh (stems; forms built by kazakh-forms.ts), with the sentence templates notes
-// are made of. Written for this benchmark.
-import type { KazakhForm, KazakhNoun } from './kazakh-forms.ts';
+// Russian vocabulary of the judged corpus: school topics with every case form of the key noun
+// written out by hand, and the sentence templates notes are made of. Written for this benchmark.
 
 export const RU_FORMS = ['nom', 'gen', 'dat', 'acc', 'ins', 'prep', 'pl', 'gpl', 'dpl', 'ipl', 'ppl'] as const;
 export type RuForm = (typeof RU_FORMS)[number];
@@ -212,69 +210,6 @@ export const RU_MIX_TOPICS: RuTopic[] = [
   },
 ];
 
-/** A Kazakh topic: its title phrase (containing no form of the noun) and the noun. */
-export interface KkTopic {
-  subject: string;
-  title: string;
-  noun: KazakhNoun;
-}
-
-export const KK_TOPICS: KkTopic[] = [
-  { subject: 'математика', title: 'Жай және ондық', noun: { stem: 'бөлшек' } },
-  { subject: 'алгебра', title: 'Сызықтық және квадрат', noun: { stem: 'теңдеу' } },
-  { subject: 'геометрия', title: 'Тең бүйірлі фигуралар', noun: { stem: 'үшбұрыш' } },
-  { subject: 'геометрия', title: 'Сүйір және доғал', noun: { stem: 'бұрыш' } },
-  { subject: 'математика', title: 'Натурал және бүтін', noun: { stem: 'сан' } },
-  { subject: 'тәрбие', title: 'Біздің ортамыз', noun: { stem: 'мектеп' } },
-  { subject: 'әдебиет', title: 'Оқырман күнделігі', noun: { stem: 'кітап' } },
-  { subject: 'әдістеме', title: 'Жаңа басылымдар', noun: { stem: 'оқулық' } },
-  { subject: 'бағалау', title: 'Тоқсан қорытындысы', noun: { stem: 'баға' } },
-  { subject: 'биология', title: 'Жасыл әлем', noun: { stem: 'өсімдік' } },
-  { subject: 'биология', title: 'Тірі ағза құрылысы', noun: { stem: 'жасуша' } },
-  { subject: 'химия', title: 'Заттың құрылымы', noun: { stem: 'қоспа' } },
-  { subject: 'физика', title: 'Ньютон ілімі', noun: { stem: 'заң' } },
-  { subject: 'физика', title: 'Ауырлық пен үйкеліс', noun: { stem: 'күш' } },
-  { subject: 'география', title: 'Ішкі сулар', noun: { stem: 'өзен' } },
-  { subject: 'тарих', title: 'Ежелгі дәуір', noun: { stem: 'мемлекет' } },
-  { subject: 'тарих', title: 'Ұлы Отан', noun: { stem: 'соғыс' } },
-  { subject: 'қазақ тілі', title: 'Синтаксис негіздері', noun: { stem: 'сөйлем' } },
-  { subject: 'қазақ тілі', title: 'Сөз таптары', noun: { stem: 'етістік' } },
-  { subject: 'әдебиет', title: 'Абай шығармашылығы', noun: { stem: 'өлең' } },
-  { subject: 'әдебиет', title: 'Жыршылар мұрасы', noun: { stem: 'ақын' } },
-  { subject: 'информатика', title: 'Программалау негіздері', noun: { stem: 'бағдарлама' } },
-  { subject: 'география', title: 'Жер шарының бөліктері', noun: { stem: 'құрлық' } },
-  { subject: 'әдебиет', title: 'Роман құрылымы', noun: { stem: 'тарау' } },
-  {
-    subject: 'тарих',
-    title: 'Дала өркениеті',
-    noun: {
-      stem: 'халық',
-      forms: {
-        poss3: 'халқы',
-        poss3acc: 'халқын',
-        poss3gen: 'халқының',
-        poss3loc: 'халқында',
-      },
-    },
-  },
-];
-
-/** Kazakh topics that appear only inside mixed notes. */
-export const KK_MIX_TOPICS: KkTopic[] = [
-  { subject: 'математика', title: 'Мәтінді тапсырмалар', noun: { stem: 'есеп' } },
-  { subject: 'математика', title: 'Сауда және ақша', noun: { stem: 'дүкен' } },
-  { subject: 'математика', title: 'Қозғалыс тапсырмалары', noun: { stem: 'жылдамдық' } },
-  { subject: 'геометрия', title: 'Фигуралардың өлшемі', noun: { stem: 'аудан' } },
-  { subject: 'қазақ тілі', title: 'Зат есімнің түрленуі', noun: { stem: 'септік' } },
-  { subject: 'химия', title: 'Бейорганикалық қосылыстар', noun: { stem: 'қышқыл' } },
-  { subject: 'география', title: 'Дүниежүзілік су', noun: { stem: 'мұхит', front: false } },
-  { subject: 'математика', title: 'Үлестер мен бөліктер', noun: { stem: 'пайыз' } },
-  { subject: 'экономика', title: 'Нарық және сауда', noun: { stem: 'тауар' } },
-  { subject: 'астрономия', title: 'Күн жүйесі', noun: { stem: 'ғарыш' } },
-  { subject: 'геометрия', title: 'Түзу мен кесінді', noun: { stem: 'сызық' } },
-  { subject: 'геометрия', title: 'Тең қабырғалы фигуралар', noun: { stem: 'шаршы' } },
-];
-
 /** Russian sentences with one form of the key noun (`{form}`). */
 export const RU_SENTENCES: Array<[RuForm, string]> = [
   ['nom', 'Главное понятие темы — {w}, его нужно уметь объяснить своими словами.'],
@@ -302,56 +237,8 @@ export const RU_FILLER = [
   'Двое учеников болели, им нужно выдать задания отдельно.',
 ];
 
-/** Kazakh sentences with one form of the key noun. */
-export const KK_SENTENCES: Array<[KazakhForm, string]> = [
-  ['nom', 'Тақырыптың негізгі ұғымы — {w}, оны өз сөзімен түсіндіре білу керек.'],
-  ['pl', 'Жұптық жұмыста оқушылар әртүрлі {w} салыстырып, айырмашылығын тапты.'],
-  ['gen', 'Үй тапсырмасы: жинақтан {w} анықтамасын қайталау.'],
-  ['acc', 'Оқушылар {w} дәптерге жазып, өз мысалдарын келтірді.'],
-  ['dat', 'Келесі сабақта {w} қатысты тапсырмалар орындаймыз.'],
-  ['loc', 'Сабақтың соңында {w} жиі кездесетін қателерді талдадық.'],
-  ['abl', 'Жаңа тақырып {w} басталады, сондықтан алдыңғы бөлімді қайталаңыздар.'],
-  ['ins', 'Топтық жұмыста оқушылар {w} жұмыс істеуді үйренді.'],
-  ['poss3', 'Әр топ өз жұмысын қорғады, олардың ең жақсы {w} тақтаға ілінді.'],
-  ['poss3acc', 'Мұғалім әр жұмыстың {w} дәптерге белгіледі.'],
-  ['poss3gen', 'Тақырыптағы {w} мысалдары кестеде берілген.'],
-  ['poss3loc', 'Жинақтың осы {w} қосымша тапсырмалар бар.'],
-  ['plgen', 'Тақтада {w} кестесі ілулі тұр.'],
-  ['placc', 'Мұғалім {w} тақтаға жазып, бір-бірлеп түсіндірді.'],
-  ['pldat', 'Бақылау жұмысы {w} арналған бес тапсырмадан тұрады.'],
-  ['plloc', 'Кейбір {w} қате табылды, оларды бірге түзеттік.'],
-  ['plposs3', 'Оқушылардың {w} сабақ соңында тексерілді.'],
-  ['plposs3gen', 'Жинақтағы {w} суреттері анық емес, сондықтан тақтаға қайта салдым.'],
-  ['plposs3acc', 'Әр оқушы өз {w} көршісіне түсіндіріп берді.'],
-  ['locattr', '{W} тапсырмалар 7-сыныпқа арналып жеңілдетілді.'],
-  ['pl1pl', 'Біздің {w} кітапханада сақталады.'],
-  ['pl1placc', 'Келесі аптада {w} тағы бір рет қарап шығамыз.'],
-];
-
-/** Kazakh sentences without the key noun. */
-export const KK_FILLER = [
-  'Оқушылар төрт адамнан топқа бөлініп жұмыс істеді.',
-  'Сабақтың басында он минуттық өзіндік жұмыс болды.',
-  'Ата-аналарға нәтижелер туралы электронды журналда хабарлама жіберілді.',
-  'Әлсіз оқушыларға көмекші карточкалар, озаттарға күрделі тапсырмалар берілді.',
-  'Келесі аптада қайталау және қателерді талдау жоспарланған.',
-  'Сабақтың материалдары кафедраның ортақ папкасында.',
-  'Екі оқушы ауырып қалды, оларға тапсырманы бөлек беру керек.',
-  'Презентация жаңартылды, ескі слайдтар алынып тасталды.',
-];
-
 /** The four notes of a topic differ by their aspect (the second half of the title). */
 export const RU_ASPECTS = ['план урока', 'домашнее задание', 'типичные ошибки', 'контрольная работа'];
-export const KK_ASPECTS = ['сабақ жоспары', 'үй тапсырмасы', 'жиі кездесетін қателер', 'бақылау жұмысы'];
-
-/** Openings and names that made the old index count a Russian note as Kazakh. */
-export const KAZAKH_OPENINGS = [
-  'Сәлем!',
-  'Сәлеметсіздер ме, әріптестер!',
-  'Әлия мен Нұрлан, назар аударыңыздар!',
-  'Құрметті ата-аналар!',
-];
-export const KAZAKH_NAMES = ['Әлия', 'Нұрлан', 'Айгүл', 'Ерұлан', 'Гүлнұр', 'Дәулет', 'Іңкәр', 'Өмірзақ'];
 
 /** Notes on other matters (no topic word), so the topics are searched among real noise. */
 export const RU_NOISE = [
@@ -364,18 +251,4 @@ export const RU_NOISE = [
   ['Методическое объединение', 'На заседании обсуждали новые требования к рабочим программам и открытые уроки.'],
   ['Олимпиада школьного этапа', 'Заявки принимаются до конца месяца, задания готовят учителя кафедры.'],
   ['Замены в расписании', 'Во вторник третий урок в 8 классе ведёт учитель из соседней параллели.'],
-];
-export const KK_NOISE = [
-  [
-    'Ата-аналар жиналысы',
-    'Жиналыс жұма күні мәжіліс залында өтеді. Сынып жетекшілері тізімдер мен үлгерім ведомостарын дайындасын.',
-  ],
-  [
-    'Кезекшілік кестесі',
-    'Асхана мен дәліздердегі кезекшілік сыныптарға бөлінді, өзгерістерді оқу ісінің меңгерушісімен келісу керек.',
-  ],
-  ['Мұражайға саяхат', 'Сапар сенбіге жоспарланған, ата-аналардың келісімі және екі мұғалім керек.'],
-  ['Әдістемелік бірлестік', 'Отырыста оқу жоспарларына қойылатын жаңа талаптар мен ашық сабақтар талқыланды.'],
-  ['Ішкі олимпиада', 'Өтінімдер ай соңына дейін қабылданады, тапсырмаларды кафедра мұғалімдері дайындайды.'],
-  ['Сабақ кестесіндегі ауыстырулар', 'Сейсенбі күні 8-сыныптағы үшінші сабақты қатар сыныптың мұғалімі өткізеді.'],
 ];
