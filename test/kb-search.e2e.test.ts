@@ -148,6 +148,20 @@ describe('typos in titles and bodies', () => {
   });
 });
 
+describe('capabilities', () => {
+  it('whoami says semantic search is off without an embeddings provider, and search runs on text', async () => {
+    const who = data(await agent.callTool('whoami', {})) as { capabilities: Record<string, unknown> };
+    expect(who.capabilities).toMatchObject({
+      vector: false,
+      vectorStore: null,
+      semantic: 'off',
+      vectorScanLimit: null,
+    });
+    const r = data(await agent.callTool('search', { query: 'дробь' })) as { modes: string[] };
+    expect(r.modes).toEqual(['fts', 'trigram']);
+  });
+});
+
 describe('English and hostile queries', () => {
   it('stems English words', async () => {
     const en = await create('# Science fair\n\nPupils are running experiments with computers and measuring results.');
