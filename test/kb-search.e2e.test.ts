@@ -168,6 +168,40 @@ describe('English and hostile queries', () => {
     for (const q of ['run', 'experiment', 'computer', 'measured results']) expect((await ids(q))[0], q).toBe(en);
   });
 
+  it('indexes a body grown past 100,000 characters of distinct words (a tsvector holds 1 MB at most)', async () => {
+    const letters = [...'бвгдзклмнпрстшқғңәөұүі'];
+    const endings = ['тарымыздағы', 'ларының', 'дерімізді', 'сындағы', 'леріңізге'];
+    // Distinct words: a counter written in 22 letters, then a vowel and a suffix chain.
+    const word = (i: number) => {
+      let s = '';
+      for (let n = i, k = 0; k < 5; k++, n = Math.floor(n / letters.length)) s += letters[n % letters.length];
+      return `${s}а${endings[i % endings.length]}`;
+    };
+    const part = (from: number) => {
+      const out: string[] = [];
+      for (let i = from, n = 0; n < 99_000; i++) {
+        out.push(word(i));
+        n += out[out.length - 1].length + 1;
+      }
+      return out.join(' ');
+    };
+    const first = part(0);
+    const made = data(
+      await agent.callTool('create_note', { project: 'school', body: `# Үлкен жазба\n\n${first}` }),
+    ) as {
+      id: string;
+      versionToken: string;
+    };
+    const grown = await agent.callTool('edit_note', {
+      id: made.id,
+      versionToken: made.versionToken,
+      mode: 'append',
+      content: part(first.split(' ').length),
+    });
+    expect(grown.isError).toBeFalsy();
+    expect(await ids(word(3))).toContain(made.id);
+  });
+
   it('answers queries of tsquery syntax, stop words only or many words without an error', async () => {
     for (const q of ["'&|!:*()<->\\", 'и в на', 'және мен', 'a the of', '😀 ✓']) {
       const r = await agent.callTool('search', { query: q });

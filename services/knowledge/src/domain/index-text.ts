@@ -14,10 +14,17 @@ export function words(text: string): string[] {
   return (text.toLowerCase().replace(/ё/g, 'е').match(WORD) ?? []).filter((w) => w.length <= 64);
 }
 
-/** The Kazakh stems of every word of a text, space-separated (to_tsvector('simple', …) input). */
-export function kazakhStemText(text: string): string {
+/** The Kazakh stems of every word of a text, space-separated (to_tsvector('simple', …) input), at most `max` characters. */
+export function kazakhStemText(text: string, max = Number.POSITIVE_INFINITY): string {
   const out: string[] = [];
-  for (const w of words(text)) out.push(...kazakhStems(w));
+  let length = 0;
+  for (const w of words(text)) {
+    for (const s of kazakhStems(w)) {
+      length += s.length + 1;
+      if (length > max) return out.join(' ');
+      out.push(s);
+    }
+  }
   return out.join(' ');
 }
 
