@@ -119,6 +119,10 @@ export function kbWhoamiHandler(kb: Kb) {
       capabilities: {
         vector: kb.embeddings !== null,
         vectorStore: kb.embeddings ? (kb.pgvector ? 'pgvector' : 'column') : null,
+        // How semantic search runs: pgvector; a scan of the plain column while the searched notes hold
+        // at most vectorScanLimit vectors (above it search stays on text); or not at all.
+        semantic: kb.embeddings ? (kb.pgvector ? 'pgvector' : 'scan') : 'off',
+        vectorScanLimit: kb.embeddings && !kb.pgvector ? kb.vectorScanLimit : null,
         kazakh: kb.ts.kazakh,
         trash: true,
         revisions: true,
