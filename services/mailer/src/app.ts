@@ -107,6 +107,13 @@ export function createMailer(opts: MailerOptions): Mailer {
   return {
     ping: () => connection.ping(),
     async stop() {
+      // Without Redis no job in hand can be completed anyway: nothing to wait for.
+      if (connection.status !== 'ready') {
+        opts.log.warn({ redis: connection.status }, 'mailer: Redis unreachable, closing without waiting');
+        void worker.close(true).catch(() => {});
+        connection.disconnect();
+        return;
+      }
       let timer: NodeJS.Timeout | undefined;
       const timedOut = await Promise.race([
         worker.close().then(() => false),
