@@ -20,7 +20,7 @@ export function classifyPgError(err: unknown, url: string): unknown {
   if (code && PERMANENT_PG.has(code)) {
     return new StartupError(`DATABASE_URL ${safe}: ${(err as Error).message} (${code})`);
   }
-  if (err instanceof TypeError || /Invalid URL|invalid connection/i.test(String((err as Error)?.message))) {
+  if (code === 'ERR_INVALID_URL' || (err instanceof TypeError && /Invalid URL/i.test((err as Error).message))) {
     return new StartupError(`DATABASE_URL ${safe} is not a valid PostgreSQL URL`);
   }
   return err;
