@@ -44,5 +44,10 @@ export const ReleaseMailJob = z.object({
   course: z.string(),
   title: z.string(),
   summary: z.string(),
+  /**
+   * The delivery this job sends (enrollment's first job id for it): the same across re-drives
+   * under new job ids, so the Message-ID stays stable and the outcome is reported against it.
+   */
+  delivery: z.string().max(600).optional(),
 });
 export type ReleaseMailJob = z.infer<typeof ReleaseMailJob>;

@@ -1,3 +1,4 @@
+import { createServer, type Server } from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import { LIMITS, phraseFor, store_homework_file } from '@studium/contracts';
 import type { Bus, Logger } from '@studium/platform';
@@ -5,6 +6,7 @@ import { ReplyCache, runChecks } from '@studium/platform';
 import Fastify, { type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
+import type { Registry } from 'prom-client';
 import { z } from 'zod';
 import { AuditLog, type EdgeDb } from './audit.ts';
 import { Authenticator } from './auth.ts';
@@ -17,7 +19,7 @@ import { createEdgeMetrics } from './metrics.ts';
 import { setupOAuth } from './oauth/index.ts';
 import { isOAuthPath } from './oauth/routes.ts';
 import { RateLimiter } from './rate-limit.ts';
-import { authorGate, refuseNonAuthor, scopeChallenge, surfaceAuth } from './surface-auth.ts';
+import { authorGate, refuseNonAuthor, rpcFailure, scopeChallenge, surfaceAuth } from './surface-auth.ts';
 import type { Caller } from './tools.ts';
 
 // Schema messages reach agents and students: Russian, like every user-facing text.
@@ -62,13 +64,30 @@ export async function buildApp(deps: EdgeDeps) {
   ) as Record<SurfacePath, ReturnType<typeof createSurfaceHandler>>;
 
   // Routes that take larger bodies set their own bodyLimit; the MCP endpoints take tool calls.
-  const app = Fastify({ loggerInstance: deps.log, bodyLimit: 1024 * 1024, trustProxy: config.TRUST_PROXY });
+  // While closing, new requests get the spec's 5xx phrase (below), not fastify's English 503.
+  const app = Fastify({
+    loggerInstance: deps.log,
+    bodyLimit: 1024 * 1024,
+    trustProxy: config.TRUST_PROXY,
+    return503OnClosing: false,
+  });
   app.setErrorHandler((error: FastifyError, request, reply) =>
     // A non-author's body that did not parse is still the author-role violation, not a parse error.
     request.authorRefused && request.caller
       ? refuseNonAuthor(request.caller.endpoint, { audit, metrics }, request, reply)
       : edgeErrorHandler(error, request, reply),
   );
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return;
+    return reply
+      .code(503)
+      .header('connection', 'close')
+      .send(rpcFailure(phraseFor(503)));
+  });
   // Per-request access logs would cost more than the calls they describe; metrics count them.
   app.addHook('onRoute', (route) => {
     route.logLevel = 'warn';
@@ -148,9 +167,11 @@ export async function buildApp(deps: EdgeDeps) {
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {
+    // Without Redis the edge still serves every call (rate limits let calls through, the MCP Apps
+    // flag defaults off): it is reported, not a reason to take the edge out of rotation.
+    const degraded = await runChecks({ redis: () => redis.ping() });
     const failed = await runChecks({
       nats: () => bus.nc.flush(),
-      redis: () => redis.ping(),
       postgres: () =>
         deps.db
           .selectFrom('audit_log')
@@ -158,18 +179,33 @@ export async function buildApp(deps: EdgeDeps) {
           .limit(1)
           .execute(),
     });
-    return reply.code(failed.length ? 503 : 200).send({ status: failed.length ? 'unavailable' : 'ok', failed });
+    return reply
+      .code(failed.length ? 503 : 200)
+      .send({ status: failed.length ? 'unavailable' : 'ok', failed, degraded });
   });
   app.get('/metrics', async (_req, reply) =>
     reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
   );
+  // Prometheus scrapes pod IPs with whatever Host it likes: a port of its own, outside the Host
+  // allow-list, that the Service behind the Ingress does not expose.
+  const scrape = config.METRICS_PORT ? await startMetricsServer(config.METRICS_PORT, metrics.registry) : null;
 
   app.addHook('onClose', async () => {
+    scrape?.close();
     auth.stop();
     oauth?.stop();
     await Promise.all(Object.values(handlers).map((h) => h.handler.close()));
   });
   return app;
+}
+
+/** A plain HTTP server answering GET /metrics only (any Host). */
+function startMetricsServer(port: number, registry: Registry): Promise<Server> {
+  const server = createServer((req, res) => {
+    if (req.method !== 'GET' || req.url !== '/metrics') return void res.writeHead(404).end();
+    void registry.metrics().then((body) => res.writeHead(200, { 'content-type': registry.contentType }).end(body));
+  });
+  return new Promise((resolve) => server.listen(port, '0.0.0.0', () => resolve(server)));
 }
 
 function hostname(host: string | undefined): string | null {

@@ -12,6 +12,8 @@ const list = z.string().transform((s) =>
 export const EdgeConfig = BaseConfig.extend({
   HOST: z.string().default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).default(8080),
+  /** A second port serving only GET /metrics, for Prometheus inside the cluster (any Host); 0: none. */
+  METRICS_PORT: z.coerce.number().int().min(0).default(0),
   /** Host header values accepted (DNS-rebinding protection); add the ingress host in deployment. */
   ALLOWED_HOSTS: list.default(['localhost', '127.0.0.1', '[::1]']),
   /** Origins accepted from browsers; requests without Origin (agents) always pass. */
