@@ -10,6 +10,7 @@ import {
 import { createTestEnv, eventually, type TestEnv } from '@studium/testing';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { storedId } from '../services/edge/src/oauth/adapter.ts';
 import { connectAgent, data, type ToolResult } from './support/clients.ts';
 import { freePort, launchChromium, pkce, signInWithBrowser, startCallback } from './support/oauth.ts';
 import { startEdge, startEnrollment } from './support/stack.ts';
@@ -28,6 +29,7 @@ beforeAll(async () => {
   edge = await startEdge(env, {
     PORT: String(port),
     PUBLIC_URL: `http://127.0.0.1:${port}`,
+    OAUTH_REDIRECTS: 'loopback,private-use,https://assistant.example/cb',
     LOGIN_ATTEMPTS_PER_MINUTE: '3',
   });
   const a = enrollment.admin;
@@ -338,7 +340,7 @@ describe('the resource-server side', () => {
     const expired = await edge.database.pool.query(
       `update edge.oauth_store set payload = jsonb_set(payload, '{exp}', to_jsonb(extract(epoch from now())::bigint - 60))
        where kind = 'AccessToken' and id = $1`,
-      [fresh.body.access_token],
+      [storedId(fresh.body.access_token)],
     );
     expect(expired.rowCount).toBe(1);
     expect(await whoamiStatus(fresh.body.access_token)).toBe(401);

@@ -1,12 +1,14 @@
+import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { PRINCIPAL_CHANGED, verifyPassword } from '@studium/contracts';
+import { isAuthor, PRINCIPAL_CHANGED, resolveUser, verifyPassword } from '@studium/contracts';
 import type { Bus, Logger } from '@studium/platform';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { AuditLog } from '../audit.ts';
 import type { RateLimiter } from '../rate-limit.ts';
-import { consentPage, loginPage, pageError } from './pages.ts';
+import { authorRequiredPage, type ConsentView, consentPage, loginPage, pageError } from './pages.ts';
 import { SCOPES } from './provider.ts';
+import { redirectHost } from './redirect.ts';
 
 /** The edge's fastify instance (its logger is the platform's pino logger). */
 export type EdgeFastify = FastifyInstance<Server, IncomingMessage, ServerResponse, Logger>;
@@ -21,7 +23,11 @@ export interface OAuthRouteDeps {
   addressLimiter: RateLimiter;
   /** Protected resources by endpoint path (`/mcp` → `https://host/mcp`). */
   resources: Record<string, string>;
+  /** Origins clients may reach the edge by; resource metadata names the one asked at. */
+  origins: string[];
   issuer: string;
+  /** Browser origins (hosted assistants) allowed to register clients (CORS). */
+  corsOrigins: string[];
   /** Called when a user's grants change, so cached tokens are dropped on every replica. */
   onUserChanged?: (user: string) => void;
 }
@@ -41,20 +47,81 @@ function form(request: FastifyRequest): Record<string, string> {
   return (request.body ?? {}) as Record<string, string>;
 }
 
+/** The scope of an authorization request that names none (what the endpoints' challenges ask for). */
+export const DEFAULT_SCOPE = 'read write';
+
+/** Equal strings, compared in constant time (the interaction uid is a bearer-like value). */
+function same(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** An authorization request (`GET /auth?…`) without a scope gets the default one instead of access_denied. */
+function withDefaultScope(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0 || url.slice(0, q) !== '/auth') return url;
+  const params = new URLSearchParams(url.slice(q + 1));
+  if (params.get('scope')?.trim()) return url;
+  params.set('scope', DEFAULT_SCOPE);
+  return `/auth?${params}`;
+}
+
 /**
  * Mounts the authorization server (oidc-provider under the issuer's path), the protected-resource
  * metadata of every endpoint, and the sign-in and consent pages.
  */
 export async function registerOAuth(app: EdgeFastify, deps: OAuthRouteDeps): Promise<void> {
   const { provider } = deps;
-  const mount = new URL(deps.issuer).pathname.replace(/\/$/, '');
+  const issuerUrl = new URL(deps.issuer);
+  const mount = issuerUrl.pathname.replace(/\/$/, '');
   const callback = provider.callback();
-  const toProvider = (request: FastifyRequest, reply: FastifyReply, url: string) => {
+  const corsOrigins = new Set(deps.corsOrigins);
+  const toProvider = (request: FastifyRequest, reply: FastifyReply, path: string) => {
+    const origin = request.headers.origin;
+    if (path === '/reg' && origin && corsOrigins.has(origin)) {
+      // Hosted assistants that register from the browser (oidc-provider gives registration no CORS).
+      reply.raw.setHeader('access-control-allow-origin', origin);
+      reply.raw.setHeader('vary', 'Origin');
+      if (request.method === 'OPTIONS') {
+        return reply
+          .code(204)
+          .header('access-control-allow-methods', 'POST')
+          .header('access-control-allow-headers', 'content-type, authorization')
+          .send();
+      }
+    }
     reply.hijack();
+    const url = request.method === 'GET' ? withDefaultScope(path) : path;
     const raw = request.raw as typeof request.raw & { originalUrl?: string };
     raw.originalUrl = `${mount}${url}`;
     raw.url = url;
+    // One issuer, one origin for the sign-in session's cookies: whichever allowed Host the client
+    // used, the authorization server's URLs (metadata endpoints, redirects) name the issuer's.
+    raw.headers.host = issuerUrl.host;
+    if (provider.proxy) {
+      raw.headers['x-forwarded-host'] = issuerUrl.host;
+      raw.headers['x-forwarded-proto'] = issuerUrl.protocol.slice(0, -1);
+    }
     callback(raw, reply.raw);
+  };
+  const origins = new Set(deps.origins);
+  const baseSuffix = (() => {
+    const first = new URL(Object.values(deps.resources)[0] as string);
+    const path = Object.keys(deps.resources)[0] as string;
+    return first.pathname.slice(0, first.pathname.length - path.length);
+  })();
+  /** The origin a request reached the edge by, when it is one of the allowed ones. */
+  const requestOrigin = (request: FastifyRequest): string | null => {
+    const o = `${request.protocol}://${request.host}`.toLowerCase();
+    return origins.has(o) ? o : null;
+  };
+  /** The endpoint path a resource indicator names (any allowed origin), or null. */
+  const endpointOf = (indicator: string): string | null => {
+    const u = URL.parse(indicator);
+    if (!u || !origins.has(u.origin) || u.search || u.hash) return null;
+    const path = u.pathname.slice(baseSuffix.length);
+    return u.pathname.startsWith(baseSuffix) && deps.resources[path] ? path : null;
   };
 
   provider.on('grant.revoked', (ctx, grantId) => {
@@ -101,9 +168,20 @@ export async function registerOAuth(app: EdgeFastify, deps: OAuthRouteDeps): Pro
       .header('access-control-allow-origin', '*')
       .header('access-control-allow-headers', 'mcp-protocol-version, authorization, content-type')
       .header('access-control-allow-methods', 'GET, OPTIONS');
-  const firstResource = Object.values(deps.resources)[0] as string;
-  for (const [path, resource] of [['', firstResource], ...Object.entries(deps.resources)] as [string, string][]) {
-    app.get(`/.well-known/oauth-protected-resource${path}`, async (_request, reply) => cors(reply).send(prm(resource)));
+  const firstPath = Object.keys(deps.resources)[0] as string;
+  for (const [path, endpoint] of [['', firstPath], ...Object.keys(deps.resources).map((p) => [p, p])] as [
+    string,
+    string,
+  ][]) {
+    // The resource as the client spelled the edge's origin (localhost or 127.0.0.1): clients check
+    // that it is the URL they connected to.
+    const resourceAt = (request: FastifyRequest) => {
+      const origin = requestOrigin(request);
+      return origin ? `${origin}${baseSuffix}${endpoint}` : (deps.resources[endpoint] as string);
+    };
+    app.get(`/.well-known/oauth-protected-resource${path}`, async (request, reply) =>
+      cors(reply).send(prm(resourceAt(request))),
+    );
     app.options(`/.well-known/oauth-protected-resource${path}`, async (_request, reply) =>
       cors(reply).code(204).send(),
     );
@@ -140,25 +218,46 @@ export async function registerOAuth(app: EdgeFastify, deps: OAuthRouteDeps): Pro
       return reply.code(303).header('location', to).send();
     };
 
+    /** What the consent page shows, and whether the user may grant the endpoint asked for. */
+    const consentView = async (d: NonNullable<Awaited<ReturnType<typeof details>>>) => {
+      const { interaction, clientName } = d;
+      const p = interaction.params;
+      const asked = Array.isArray(p.resource) ? String(p.resource[0]) : p.resource ? String(p.resource) : null;
+      const endpoint = (asked && endpointOf(asked)) || firstPath;
+      const user = String(interaction.session?.accountId);
+      const view: ConsentView = {
+        uid: interaction.uid,
+        clientName,
+        user,
+        scopes: String(p.scope ?? '')
+          .split(' ')
+          .filter(Boolean),
+        endpoint,
+        resource: deps.resources[endpoint] as string,
+        redirectHost: redirectHost(String(p.redirect_uri ?? '')),
+      };
+      if (endpoint !== '/authoring') return { view, allowed: true as boolean | null };
+      const who = await deps.bus
+        .request(resolveUser, null, { user, scope: 'read', issued_at: Math.floor(Date.now() / 1000) })
+        .catch(() => null);
+      if (!who) return { view, allowed: null };
+      return { view, allowed: who.ok && isAuthor(who.data.principal.roles) };
+    };
+    const unavailable = (reply: FastifyReply) =>
+      html(reply, 503, pageError('temporarily_unavailable', 'сервис входа сейчас недоступен, попробуйте позже'));
+
     scope.get<{ Params: { uid: string } }>('/signin/:uid', async (request, reply) => {
       const d = await details(request, reply);
-      if (!d || d.interaction.uid !== request.params.uid) return expired(reply);
-      const { interaction, clientName } = d;
-      if (interaction.prompt.name === 'login') return html(reply, 200, loginPage(interaction.uid, clientName));
-      const requested = String(interaction.params.scope ?? '')
-        .split(' ')
-        .filter(Boolean);
-      const resource = String(interaction.params.resource ?? Object.values(deps.resources)[0]);
-      return html(
-        reply,
-        200,
-        consentPage(interaction.uid, clientName, String(interaction.session?.accountId), requested, resource),
-      );
+      if (!d || !same(d.interaction.uid, request.params.uid)) return expired(reply);
+      if (d.interaction.prompt.name === 'login') return html(reply, 200, loginPage(d.interaction.uid, d.clientName));
+      const { view, allowed } = await consentView(d);
+      if (allowed === null) return unavailable(reply);
+      return allowed ? html(reply, 200, consentPage(view)) : html(reply, 403, authorRequiredPage(view));
     });
 
     scope.post<{ Params: { uid: string } }>('/signin/:uid/login', async (request, reply) => {
       const d = await details(request, reply);
-      if (!d || d.interaction.uid !== request.params.uid || d.interaction.prompt.name !== 'login')
+      if (!d || !same(d.interaction.uid, request.params.uid) || d.interaction.prompt.name !== 'login')
         return expired(reply);
       const { login = '', password = '' } = form(request);
       const user = login.trim().slice(0, 320);
@@ -197,8 +296,12 @@ export async function registerOAuth(app: EdgeFastify, deps: OAuthRouteDeps): Pro
 
     scope.post<{ Params: { uid: string } }>('/signin/:uid/consent', async (request, reply) => {
       const d = await details(request, reply);
-      if (!d || d.interaction.uid !== request.params.uid || d.interaction.prompt.name !== 'consent')
+      if (!d || !same(d.interaction.uid, request.params.uid) || d.interaction.prompt.name !== 'consent')
         return expired(reply);
+      // The page offered nothing to allow to a non-author asking for /authoring; a hand-made POST neither.
+      const { view, allowed } = await consentView(d);
+      if (allowed === null) return unavailable(reply);
+      if (!allowed) return html(reply, 403, authorRequiredPage(view));
       const { interaction } = d;
       const accountId = String(interaction.session?.accountId);
       const clientId = String(interaction.params.client_id);
@@ -225,7 +328,7 @@ export async function registerOAuth(app: EdgeFastify, deps: OAuthRouteDeps): Pro
 
     scope.post<{ Params: { uid: string } }>('/signin/:uid/abort', async (request, reply) => {
       const d = await details(request, reply);
-      if (!d || d.interaction.uid !== request.params.uid) return expired(reply);
+      if (!d || !same(d.interaction.uid, request.params.uid)) return expired(reply);
       return finish(request, reply, { error: 'access_denied', error_description: 'пользователь отказал в доступе' });
     });
 
