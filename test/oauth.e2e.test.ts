@@ -1,18 +1,13 @@
 import { spawn } from 'node:child_process';
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
-import {
-  Client,
-  type OAuthClientProvider,
-  StreamableHTTPClientTransport,
-  UnauthorizedError,
-} from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import { createTestEnv, eventually, type TestEnv } from '@studium/testing';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storedId } from '../services/edge/src/oauth/adapter.ts';
 import { connectAgent, data, type ToolResult } from './support/clients.ts';
-import { freePort, launchChromium, pkce, signInWithBrowser, startCallback } from './support/oauth.ts';
+import { freePort, launchChromium, MemoryProvider, pkce, signInWithBrowser, startCallback } from './support/oauth.ts';
 import { startEdge, startEnrollment } from './support/stack.ts';
 
 let env: TestEnv;
@@ -50,52 +45,6 @@ afterAll(async () => {
   await enrollment?.close();
   await env?.cleanup();
 });
-
-/** The SDK's OAuthClientProvider, in memory, as a desktop assistant would keep it. */
-class MemoryProvider implements OAuthClientProvider {
-  client?: { client_id: string; client_secret?: string };
-  saved?: { access_token: string; refresh_token?: string; token_type: string; scope?: string };
-  verifier = '';
-  authorizationUrl?: URL;
-  constructor(readonly redirectUrl: string) {}
-  get clientMetadata() {
-    return {
-      client_name: 'Тестовый ассистент',
-      redirect_uris: [this.redirectUrl],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-  clientInformation() {
-    return this.client;
-  }
-  saveClientInformation(info: { client_id: string }) {
-    this.client = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: NonNullable<MemoryProvider['saved']>) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(v: string) {
-    this.verifier = v;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-  discovery?: unknown;
-  saveDiscoveryState(state: unknown) {
-    this.discovery = state;
-  }
-  discoveryState() {
-    return this.discovery as never;
-  }
-}
 
 let sdkTokens: { access_token: string; refresh_token?: string } | undefined;
 let sdkClientId: string | undefined;

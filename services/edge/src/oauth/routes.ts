@@ -116,6 +116,22 @@ export async function registerOAuth(app: EdgeFastify, deps: OAuthRouteDeps): Pro
     const o = `${request.protocol}://${request.host}`.toLowerCase();
     return origins.has(o) ? o : null;
   };
+  // The endpoints' 401 challenges name the metadata URL on the issuer's origin; a client that came
+  // by another allowed spelling (localhost for 127.0.0.1) gets it on its own, so the resource the
+  // metadata names is the URL it connected to (clients check that).
+  const canonicalOrigin = new URL(Object.values(deps.resources)[0] as string).origin;
+  app.addHook('onSend', async (request, reply, payload) => {
+    const challenge = reply.getHeader('www-authenticate');
+    if (typeof challenge !== 'string' || !challenge.includes('resource_metadata=')) return payload;
+    const origin = requestOrigin(request);
+    if (origin && origin !== canonicalOrigin) {
+      reply.header(
+        'www-authenticate',
+        challenge.replaceAll(`resource_metadata="${canonicalOrigin}/`, `resource_metadata="${origin}/`),
+      );
+    }
+    return payload;
+  });
   /** The endpoint path a resource indicator names (any allowed origin), or null. */
   const endpointOf = (indicator: string): string | null => {
     const u = URL.parse(indicator);
