@@ -62,7 +62,7 @@ export function loginPage(uid: string, clientName: string, error?: string, login
   return page(
     'Вход',
     `<h1>Вход в Studium</h1>
-<p>Приложение <b>${esc(clientName)}</b> просит доступ к вашему аккаунту.</p>
+<p>Приложение <b>${esc(clientName)}</b> <span class="muted">(название указало само приложение)</span> просит доступ к вашему аккаунту.</p>
 ${error ? `<p class="error" role="alert">${esc(error)}</p>` : ''}
 <form method="post" action="/signin/${esc(uid)}/login" autocomplete="on">
 <label for="login">Логин (e-mail)</label><input id="login" name="login" type="text" required value="${esc(login)}" autocomplete="username">
