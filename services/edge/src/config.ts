@@ -53,8 +53,19 @@ export const EdgeConfig = BaseConfig.extend({
    * Endpoints' resource URLs are PUBLIC_URL + /mcp, /authoring.
    */
   OAUTH_ISSUER: z.string().default(''),
-  /** Redirect URIs a client may register (`*` = any characters); narrow it to the assistants you allow. */
-  OAUTH_REDIRECT_RULES: list.default(['http://localhost:*', 'http://127.0.0.1:*', 'https://*']),
+  /**
+   * What a client's redirect URI may be (docs/decisions.md, "Redirect rules"): `loopback`
+   * (http on 127.0.0.1, [::1], localhost, any port), `private-use` (native apps' `com.example.app:/cb`),
+   * `https` (any https URI on the default port), or exact https URIs (hosted assistants).
+   */
+  OAUTH_REDIRECTS: list.default(['loopback', 'private-use', 'https']),
+  /** Browser origins of hosted assistants allowed to call the token endpoints and registration (CORS). */
+  OAUTH_CORS_ORIGINS: list.default([]),
+  /**
+   * Other origins clients reach the edge by (resource metadata per Host); a loopback PUBLIC_URL
+   * adds its twins (localhost, 127.0.0.1, [::1] on the same port) by itself.
+   */
+  OAUTH_RESOURCE_ORIGINS: list.default([]),
   /** Lifetime of an OAuth access token, seconds. */
   OAUTH_ACCESS_TTL_S: z.coerce.number().int().min(30).default(3600),
   /** Lifetime of a refresh token and its grant, seconds (rotated on every use). */
