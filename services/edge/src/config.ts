@@ -65,7 +65,9 @@ export const EdgeConfig = BaseConfig.extend({
    * Other origins clients reach the edge by (resource metadata per Host); a loopback PUBLIC_URL
    * adds its twins (localhost, 127.0.0.1, [::1] on the same port) by itself.
    */
-  OAUTH_RESOURCE_ORIGINS: list.default([]),
+  OAUTH_RESOURCE_ORIGINS: list
+    .refine((xs) => xs.every((x) => URL.canParse(x)), 'every entry must be an origin such as https://studium.example')
+    .default([]),
   /** Lifetime of an OAuth access token, seconds. */
   OAUTH_ACCESS_TTL_S: z.coerce.number().int().min(30).default(3600),
   /** Lifetime of a refresh token and its grant, seconds (rotated on every use). */
