@@ -1,4 +1,12 @@
-import { createBus, createLogger, loadConfig, migrate, onShutdown, openDatabase } from '@studium/platform';
+import {
+  checkFileUrlSecret,
+  createBus,
+  createLogger,
+  loadConfig,
+  migrate,
+  onShutdown,
+  openDatabase,
+} from '@studium/platform';
 import { Redis } from 'ioredis';
 import { connect } from 'nats';
 import { buildApp } from './app.ts';
@@ -6,6 +14,8 @@ import type { EdgeDb } from './audit.ts';
 import { EdgeConfig, SCHEMA } from './config.ts';
 
 const config = loadConfig(EdgeConfig);
+// No default signing key outside development: refused before anything is opened.
+config.FILE_URL_SECRET = checkFileUrlSecret(config.FILE_URL_SECRET, config.STUDIUM_ENV);
 const log = createLogger('edge', config.LOG_LEVEL);
 const nc = await connect({ servers: config.NATS_URL, name: 'edge', maxReconnectAttempts: -1 });
 const database = openDatabase<EdgeDb>(config.DATABASE_URL, SCHEMA, 4);

@@ -1,5 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/server';
-import { INVALID_ARGUMENTS, type Principal, type ToolContract } from '@studium/contracts';
+import { FIELD_REFUSALS, INVALID_ARGUMENTS, type Principal, type ToolContract } from '@studium/contracts';
 import { type Bus, Failure, type Logger, type ReplyCache } from '@studium/platform';
 import type { z } from 'zod';
 import type { AuditLog } from './audit.ts';
@@ -39,7 +39,13 @@ export interface Caller {
  * rendering of data, refusal or failure. Failures never throw into the SDK (which would turn them
  * into internal text): they become the spec's fixed phrases.
  */
-export async function callTool(deps: CallDeps, tool: ToolContract, caller: Caller, args: unknown) {
+export async function callTool(
+  deps: CallDeps,
+  tool: ToolContract,
+  caller: Caller,
+  args: unknown,
+  opts: { rateCounted?: boolean } = {},
+) {
   const started = performance.now();
   let outcome = 'ok';
   try {
@@ -53,15 +59,16 @@ export async function callTool(deps: CallDeps, tool: ToolContract, caller: Calle
       });
       return failureResult(403);
     }
-    const parsed = tool.input.safeParse(args ?? {});
-    if (!parsed.success) {
-      outcome = 'invalid_arguments';
-      return refusalResult(invalidArguments(tool, parsed.error));
-    }
-    const rate = await deps.limiter.check(caller.tokenKey);
+    // Counted before the arguments are looked at: invalid calls cost their caller too.
+    const rate = opts.rateCounted ? { allowed: true as const } : await deps.limiter.check(caller.tokenKey);
     if (!rate.allowed) {
       outcome = 'rate_limited';
       return rateLimitedResult(rate.retryAfter);
+    }
+    const parsed = tool.input.safeParse(args ?? {});
+    if (!parsed.success) {
+      outcome = 'invalid_arguments';
+      return refusalResult(invalidArguments(tool, parsed.error, args));
     }
     const cache = tool.annotations.readOnlyHint ? deps.replies : undefined;
     // Read-only tools are retried once on another replica (a crashed one costs them nothing); writes are not.
@@ -99,16 +106,42 @@ export function registerContractTool(server: McpServer, deps: CallDeps, tool: To
   );
 }
 
-/** The refusal for arguments that fail the schema: a missing required parameter or a wrong JSON type. */
-export function invalidArguments(tool: ToolContract, error: z.ZodError) {
+/** Fields a refusal names at most: the rest are counted (a huge call must not get a huge reply). */
+export const SHOWN_FIELDS = 5;
+
+/**
+ * The refusal for arguments that fail the schema: a missing required parameter, a wrong JSON type,
+ * a bound or pattern. A bad value of a field for which the spec has its own code (an id that cannot
+ * exist, a page out of bounds: FIELD_REFUSALS) is that code instead.
+ */
+export function invalidArguments(tool: ToolContract, error: z.ZodError, args?: unknown) {
+  const given = (args ?? {}) as Record<string, unknown>;
+  for (const issue of error.issues) {
+    const field = issue.path[0];
+    if (typeof field !== 'string' || given[field] === undefined) continue;
+    const code = FIELD_REFUSALS[field]?.find((c) => tool.refusals.includes(c));
+    if (!code) continue;
+    const value = given[field];
+    const details = code === 'invalid_page' ? { where: field, value: typeof value === 'number' ? value : null } : {};
+    return {
+      code,
+      message: `${field}: такого значения нет — ${issue.message.slice(0, 200)}`,
+      field,
+      ...details,
+    };
+  }
   // Paths and messages name the field and the rule, never the value: a refusal echoes no input.
-  const fields = error.issues.map((i) => ({
+  const fields = error.issues.slice(0, SHOWN_FIELDS).map((i) => ({
     field: i.path.join('.').slice(0, 200) || '(аргументы)',
     problem: i.message.slice(0, 300),
   }));
+  const more = error.issues.length - fields.length;
   return {
     code: INVALID_ARGUMENTS,
-    message: `Аргументы не подходят инструменту ${tool.name}: ${fields.map((f) => f.field).join(', ')} — посмотрите его параметры`,
+    message:
+      `Аргументы не подходят инструменту ${tool.name}: ${fields.map((f) => f.field).join(', ')}` +
+      `${more > 0 ? ` и ещё ${more}` : ''} — посмотрите его параметры`,
     fields,
+    issues: error.issues.length,
   };
 }
