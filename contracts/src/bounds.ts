@@ -49,6 +49,7 @@ function hasMax(s: z.ZodString): boolean {
  * control characters: such an id would reach logs and NATS headers raw. The pattern is in the
  * JSON Schema of tools/list; the edge answers a field's spec code where one fits (FIELD_REFUSALS).
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
 export const ID_PATTERN = /^[^\u0000-\u001f\u007f]*$/;
 const ID_MESSAGE = 'Недопустимые символы: управляющие символы (перевод строки, табуляция…) не допускаются';
 

@@ -193,11 +193,9 @@ class LargeBodyBudget {
 /** The refusal of a body as the JSON-RPC error the MCP endpoints answer with. */
 export function bodyRefusalReply(error: BodyRefusal, reply: FastifyReply) {
   if (error.retryAfter) reply.header('retry-after', String(error.retryAfter));
-  return reply
-    .code(error.statusCode)
-    .send({
-      jsonrpc: '2.0',
-      id: null,
-      error: { code: error.statusCode === 400 ? -32700 : -32600, message: error.message },
-    });
+  return reply.code(error.statusCode).send({
+    jsonrpc: '2.0',
+    id: null,
+    error: { code: error.statusCode === 400 ? -32700 : -32600, message: error.message },
+  });
 }

@@ -1,5 +1,12 @@
 import type { McpServer } from '@modelcontextprotocol/server';
-import { FIELD_REFUSALS, INVALID_ARGUMENTS, type Principal, type ToolContract } from '@studium/contracts';
+import {
+  FIELD_REFUSALS,
+  INVALID_ARGUMENTS,
+  type Principal,
+  READ_ONLY_TOKEN,
+  type ToolContract,
+  UNTRUSTED,
+} from '@studium/contracts';
 import { type Bus, Failure, type Logger, type ReplyCache } from '@studium/platform';
 import type { z } from 'zod';
 import type { AuditLog } from './audit.ts';
@@ -57,6 +64,9 @@ export async function callTool(
         endpoint: caller.endpoint,
         tool: tool.name,
       });
+      // /kb answers in its own language with a code (spec 004: a read token sees read tools only);
+      // the other endpoints keep the spec's 403 phrase.
+      if (tool.surface === 'kb') return refusalResult(readOnlyToken(tool.name));
       return failureResult(403);
     }
     // Counted before the arguments are looked at: invalid calls cost their caller too.
@@ -74,7 +84,7 @@ export async function callTool(
     // Read-only tools are retried once on another replica (a crashed one costs them nothing); writes are not.
     const idempotent = tool.annotations.readOnlyHint === true;
     const result = await deps.bus.request(tool, caller.principal, parsed.data as never, { cache, idempotent });
-    if (result.ok) return dataResult(result.data);
+    if (result.ok) return dataResult(tool.studentText ? markUntrusted(result.data, tool.studentText) : result.data);
     outcome = 'refused';
     return refusalResult(result.error);
   } catch (err) {
@@ -143,5 +153,36 @@ export function invalidArguments(tool: ToolContract, error: z.ZodError, args?: u
       `${more > 0 ? ` и ещё ${more}` : ''} — посмотрите его параметры`,
     fields,
     issues: error.issues.length,
+  };
+}
+
+/**
+ * A copy of a reply with every object at `paths` marked `trust: "untrusted"` (students' words:
+ * data for the curator's agent, never instructions). Copies, so kept replies stay as they came.
+ */
+export function markUntrusted(data: unknown, paths: readonly string[]): unknown {
+  let out = data;
+  for (const path of paths) out = markAt(out, path ? path.split('.') : []);
+  return out;
+}
+
+function markAt(value: unknown, steps: string[]): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (steps.length === 0) return Array.isArray(value) ? value : { ...value, trust: UNTRUSTED };
+  const [step, ...rest] = steps as [string, ...string[]];
+  const key = step.endsWith('[]') ? step.slice(0, -2) : step;
+  const obj = value as Record<string, unknown>;
+  const inner = obj[key];
+  const next = step.endsWith('[]') && Array.isArray(inner) ? inner.map((v) => markAt(v, rest)) : markAt(inner, rest);
+  return inner === undefined ? value : { ...obj, [key]: next };
+}
+
+/** The /kb refusal of a write tool called with a read-scoped token (Kazakh, like every /kb text). */
+export function readOnlyToken(tool: string) {
+  return {
+    code: READ_ONLY_TOKEN,
+    message: `Бұл токен тек оқуға арналған: ${tool} жазу құралы, оған write рұқсаты бар токен керек`,
+    scope: 'read',
+    tool,
   };
 }

@@ -67,6 +67,7 @@ export const homework_submission = defineTool({
   }),
   output: ReviewSubmission,
   annotations: READ,
+  studentText: ['', 'versions[]', 'files[]'],
   refusals: ['submission_not_found'],
 });
 
@@ -85,6 +86,7 @@ export const return_homework = defineTool({
   }),
   output: ReviewSubmission,
   annotations: WRITE,
+  studentText: ['', 'versions[]', 'files[]'],
   refusals: REVIEW_REFUSALS,
 });
 
@@ -103,6 +105,7 @@ export const accept_homework = defineTool({
   }),
   output: ReviewSubmission,
   annotations: WRITE,
+  studentText: ['', 'versions[]', 'files[]'],
   refusals: ['submission_not_found', 'invalid_transition'],
 });
 
@@ -121,5 +124,6 @@ export const cancel_acceptance = defineTool({
   }),
   output: ReviewSubmission,
   annotations: WRITE,
+  studentText: ['', 'versions[]', 'files[]'],
   refusals: REVIEW_REFUSALS,
 });

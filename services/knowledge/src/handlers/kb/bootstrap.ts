@@ -48,8 +48,8 @@ export function startSessionHandler(kb: Kb) {
         coalesce(array_agg(distinct split_part(folder, '/', 1) order by split_part(folder, '/', 1)) filter (where folder <> ''), '{}') as folders
       from notes where project = ${project.id} and class = 'user-doc' and deleted_at is null`.execute(kb.db);
     const activity = new ActivityRepository(kb.db);
-    const since = await activity.visit(p.user, project.id);
-    const changes = since ? await activity.latest([project.id], null, 50, since) : [];
+    const since = await activity.deltaSince(p.user, project.id);
+    const changes = await activity.latest([project.id], null, 50, since);
     return ok({
       ...base,
       project: {
