@@ -69,6 +69,9 @@ export async function buildApp(deps: EdgeDeps) {
     bodyLimit: 1024 * 1024,
     trustProxy: config.TRUST_PROXY,
     requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS,
+    // Node checks the header and request deadlines this often (30 s by default: a deadline of
+    // 10 s would hold a slow client for up to 40 s).
+    http: { connectionsCheckingInterval: 1000 },
   });
   installBodyBounds(app, {
     requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
@@ -160,7 +163,7 @@ export async function buildApp(deps: EdgeDeps) {
     const options = {
       onRequest: surfaceAuth(path, authDeps, path === '/authoring'),
       bodyLimit: uploads ? Math.max(limit, UPLOAD_BODY_LIMIT) : limit,
-      config: uploads ? { largeBodies: { mcpLimit: limit } } : {},
+      config: uploads ? { largeBodies: { mcpLimit: limit, tool: store_homework_file.name } } : {},
       preHandler: uploads
         ? async (request: FastifyRequest, reply: FastifyReply) => {
             // The bytes read, not Content-Length: a chunked body has none.

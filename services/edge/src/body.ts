@@ -1,4 +1,6 @@
 import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import { StringDecoder } from 'node:string_decoder';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 
 /** Deepest JSON a request body may hold (arrays and objects); deeper is refused before parsing. */
@@ -25,7 +27,7 @@ declare module 'fastify' {
      * The route may read bodies past `mcpLimit` (store_homework_file carries files): such a large
      * body takes its size from the edge's shared budget for large bodies while it is read.
      */
-    largeBodies?: { mcpLimit: number };
+    largeBodies?: { mcpLimit: number; tool: string };
   }
 }
 
@@ -45,11 +47,11 @@ export interface BodyBoundsOptions {
  * A linear scan of the bytes: cheap next to JSON.parse, and it keeps a 5,000-deep body away from
  * the recursive validators (zod, the SDK), which would overflow the stack.
  */
-export function jsonTooDeep(body: Buffer, max = MAX_JSON_DEPTH): boolean {
+export function jsonTooDeep(body: string, max = MAX_JSON_DEPTH): boolean {
   let depth = 0;
   let inString = false;
   for (let i = 0; i < body.length; i++) {
-    const c = body[i];
+    const c = body.charCodeAt(i);
     if (inString) {
       if (c === 0x5c) i++;
       else if (c === 0x22) inString = false;
@@ -68,7 +70,8 @@ export function jsonTooDeep(body: Buffer, max = MAX_JSON_DEPTH): boolean {
  * - JSON bodies are counted as they arrive and refused at the route's limit, refused when nested
  *   deeper than {@link MAX_JSON_DEPTH}, and large upload bodies share one budget;
  * - a request answered before its body was read (401, 413) gets `Connection: close` and its
- *   connection is closed, instead of node reading the rest of the body to reuse it.
+ *   connection is closed after a short linger, instead of node reading the rest of the body to
+ *   reuse it.
  */
 // biome-ignore lint/suspicious/noExplicitAny: any logger and server flavour of fastify
 export function installBodyBounds(app: FastifyInstance<any, any, any, any>, options: BodyBoundsOptions): void {
@@ -78,12 +81,17 @@ export function installBodyBounds(app: FastifyInstance<any, any, any, any>, opti
   const parseJson = app.getDefaultJsonParser('error', 'error');
 
   app.addHook('onRequest', async (request) => {
-    if (expectsBody(request.raw)) watchProgress(request.raw, options.bodyIdleMs);
+    if (expectsBody(request.raw)) watchProgress(request.raw, options.bodyIdleMs, options.requestTimeoutMs);
   });
   app.addHook('onSend', async (request, reply) => {
     if (request.raw.complete || !expectsBody(request.raw)) return;
     reply.header('connection', 'close');
-    reply.raw.once('finish', () => closeSoon(request.raw));
+    const socket = request.raw.socket;
+    // Node closes a `Connection: close` socket as soon as the reply is written; with the client's
+    // body still arriving, that close is a reset, which can destroy the reply before the client
+    // reads it. The connection lingers instead (see linger).
+    socket.destroySoon = () => socket.end();
+    reply.raw.once('finish', () => linger(socket));
   });
 
   app.removeContentTypeParser('application/json');
@@ -95,13 +103,16 @@ export function installBodyBounds(app: FastifyInstance<any, any, any, any>, opti
     if (length > limit) return done(tooLarge(limit), undefined);
     let received = 0;
     let held = 0;
-    const chunks: Buffer[] = [];
+    // Decoded as it arrives: no chunk list, no concatenated copy (the string is the one copy).
+    const decoder = new StringDecoder('utf8');
+    let text = '';
     const finish = (err: Error | null, body?: unknown) => {
       payload.removeListener('data', onData);
       payload.removeListener('end', onEnd);
       payload.removeListener('error', onError);
       if (held) budget.release(key, held);
       held = 0;
+      text = '';
       done(err, body);
     };
     const onData = (chunk: Buffer) => {
@@ -111,17 +122,20 @@ export function installBodyBounds(app: FastifyInstance<any, any, any, any>, opti
         held = budget.take(key, limit);
         if (!held) return finish(new BodyRefusal(503, 'Сейчас сдаётся много файлов: повторите через минуту', 60));
       }
-      chunks.push(chunk);
+      text += decoder.write(chunk);
     };
     const onError = (err: Error) => finish(new BodyRefusal(400, `Тело запроса не дочитано: ${err.message}`));
     const onEnd = () => {
-      const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, received);
-      chunks.length = 0;
+      const body = text + decoder.end();
+      text = '';
       request.bodyBytes = received;
+      // Past the MCP limit only the call that carries files may go on: one without that name
+      // anywhere in it is refused before it is parsed.
+      if (large && received > large.mcpLimit && !body.includes(large.tool)) return finish(tooLarge(large.mcpLimit));
       if (jsonTooDeep(body)) {
         return finish(new BodyRefusal(400, `Слишком глубокая вложенность JSON: не больше ${MAX_JSON_DEPTH} уровней`));
       }
-      parseJson(request, body.toString('utf8'), (err, value) => finish(err as Error | null, value));
+      parseJson(request, body, (err, value) => finish(err as Error | null, value));
     };
     payload.on('data', onData);
     payload.on('end', onEnd);
@@ -137,32 +151,47 @@ function expectsBody(req: IncomingMessage): boolean {
   return Boolean(req.headers['transfer-encoding']) || Number(req.headers['content-length'] ?? 0) > 0;
 }
 
-/** Cuts the connection of a body that stops arriving (counted on the socket, so nothing is consumed here). */
-function watchProgress(req: IncomingMessage, idleMs: number): void {
+/**
+ * Cuts the connection of a body that stops arriving for `idleMs`, or is still arriving
+ * `totalMs` after the request began (counted on the socket, so nothing is consumed here).
+ */
+function watchProgress(req: IncomingMessage, idleMs: number, totalMs: number): void {
   const socket = req.socket;
+  const deadline = Date.now() + totalMs;
   let last = socket.bytesRead;
+  const next = () => setTimeout(check, Math.max(1, Math.min(idleMs, deadline - Date.now()))).unref();
   const check = () => {
     if (req.complete || socket.destroyed) return;
-    if (socket.bytesRead === last) {
+    if (socket.bytesRead === last || Date.now() >= deadline) {
       socket.destroy();
       return;
     }
     last = socket.bytesRead;
-    setTimeout(check, idleMs).unref();
+    next();
   };
-  setTimeout(check, idleMs).unref();
+  next();
 }
 
+/** How long, and how many bytes, a refused request's connection is read and discarded before it is closed. */
+const LINGER_MS = 1000;
+const LINGER_BYTES = 4 * 1024 * 1024;
+
 /**
- * After a reply to a request whose body was not read: node would read the rest to reuse the
- * connection. The reader is stopped and the connection closed a moment later (at once would reset
- * it before the client reads the reply).
+ * After a reply to a request whose body was not read (a lingering close, as web servers do): the
+ * reply and a FIN have gone out; what the client still sends is discarded (node reads it into the
+ * void), at most LINGER_BYTES or LINGER_MS, and then the connection is closed. Nothing is kept.
  */
-function closeSoon(req: IncomingMessage): void {
-  const socket = req.socket;
-  socket.pause();
+function linger(socket: Socket): void {
+  if (socket.destroyed) return;
   socket.end();
-  setTimeout(() => socket.destroy(), 250).unref();
+  const start = socket.bytesRead;
+  const until = Date.now() + LINGER_MS;
+  const check = () => {
+    if (socket.destroyed) return;
+    if (socket.bytesRead - start > LINGER_BYTES || Date.now() >= until) socket.destroy();
+    else setTimeout(check, 20).unref();
+  };
+  setTimeout(check, 20).unref();
 }
 
 /**
