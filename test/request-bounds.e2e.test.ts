@@ -260,7 +260,7 @@ describe('rate limit and methods', () => {
     expect(text.length).toBeLessThan(8_000);
     const error = refusalOf(JSON.parse(text));
     expect(error).toMatchObject({ code: 'invalid_arguments', issues: 20_000 });
-    expect((error?.fields as unknown[]).length).toBe(5);
+    expect(error?.fields).toHaveLength(5);
     expect(String(error?.message)).toContain('и ещё 19995');
   });
 });

@@ -128,7 +128,10 @@ export function invalidArguments(tool: ToolContract, error: z.ZodError, args?: u
   const given = (args ?? {}) as Record<string, unknown>;
   for (const issue of error.issues) {
     const field = issue.path[0];
+    // A missing field or a wrong JSON type stays invalid_arguments: only a value of the right type
+    // that cannot exist (pattern, length, bounds) is the spec's code.
     if (typeof field !== 'string' || given[field] === undefined) continue;
+    if (issue.code === 'invalid_type' || issue.code === 'invalid_union') continue;
     const code = FIELD_REFUSALS[field]?.find((c) => tool.refusals.includes(c));
     if (!code) continue;
     const value = given[field];
