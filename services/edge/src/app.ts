@@ -53,6 +53,8 @@ export async function buildApp(deps: EdgeDeps) {
   );
   auth.start();
   const limiter = new RateLimiter(redis, config.RATE_LIMIT_PER_MINUTE, config.SUBJECT_PREFIX);
+  // Bodies past the MCP limit (uploads) per token per minute: each costs up to ~55 MB of reading.
+  const uploadLimiter = new RateLimiter(redis, config.UPLOADS_PER_MINUTE, `${config.SUBJECT_PREFIX}:upload`, 60_000, 1);
   const uiKey = (caller: Caller) => `${config.SUBJECT_PREFIX}:ui:${caller.tokenKey}`;
   // Stateless 2025-era clients send their capabilities only at initialize: remember them per token.
   const uiFromInitialize = async (caller: Caller) => (await redis.get(uiKey(caller)).catch(() => null)) === '1';
@@ -78,6 +80,7 @@ export async function buildApp(deps: EdgeDeps) {
     headersTimeoutMs: config.HTTP_HEADERS_TIMEOUT_MS,
     bodyIdleMs: config.HTTP_BODY_IDLE_MS,
     largeBodyBudget: config.UPLOAD_BODIES_MB * 1024 * 1024,
+    largeBodyGate: (key) => uploadLimiter.check(key),
   });
   app.setErrorHandler(edgeErrorHandler);
   // Per-request access logs would cost more than the calls they describe; metrics count them.

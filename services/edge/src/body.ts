@@ -1,6 +1,5 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
-import { StringDecoder } from 'node:string_decoder';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 
 /** Deepest JSON a request body may hold (arrays and objects); deeper is refused before parsing. */
@@ -40,6 +39,8 @@ export interface BodyBoundsOptions {
   bodyIdleMs: number;
   /** Bytes of large (upload) bodies the edge reads at the same time, all callers together. */
   largeBodyBudget: number;
+  /** Whether a caller may start one more large body now (uploads per token per minute). */
+  largeBodyGate?: (key: string) => Promise<{ allowed: true } | { allowed: false; retryAfter: number }>;
 }
 
 /**
@@ -103,16 +104,19 @@ export function installBodyBounds(app: FastifyInstance<any, any, any, any>, opti
     if (length > limit) return done(tooLarge(limit), undefined);
     let received = 0;
     let held = 0;
-    // Decoded as it arrives: no chunk list, no concatenated copy (the string is the one copy).
-    const decoder = new StringDecoder('utf8');
-    let text = '';
+    // Kept as the socket's buffers (outside the JS heap) and decoded once at the end; an upload
+    // route also watches for the upload tool's name, so a large body without it is never decoded.
+    let chunks: Buffer[] = [];
+    const name = large ? Buffer.from(large.tool) : null;
+    let named = false;
+    let tail: Buffer = Buffer.alloc(0);
     const finish = (err: Error | null, body?: unknown) => {
       payload.removeListener('data', onData);
       payload.removeListener('end', onEnd);
       payload.removeListener('error', onError);
       if (held) budget.release(key, held);
       held = 0;
-      text = '';
+      chunks = [];
       done(err, body);
     };
     const onData = (chunk: Buffer) => {
@@ -121,17 +125,33 @@ export function installBodyBounds(app: FastifyInstance<any, any, any, any>, opti
       if (large && !held && received > large.mcpLimit) {
         held = budget.take(key, limit);
         if (!held) return finish(new BodyRefusal(503, 'Сейчас сдаётся много файлов: повторите через минуту', 60));
+        if (options.largeBodyGate) {
+          // Reading stops until the caller's upload count says whether it may go on.
+          payload.pause();
+          options.largeBodyGate(key).then(
+            (gate) => {
+              if (gate.allowed) payload.resume();
+              else finish(new BodyRefusal(429, 'Слишком много загрузок файлов, попробуйте чуть позже', gate.retryAfter));
+            },
+            () => payload.resume(),
+          );
+        }
       }
-      text += decoder.write(chunk);
+      if (name && !named) {
+        named = Buffer.concat([tail, chunk]).includes(name);
+        tail = chunk.subarray(Math.max(0, chunk.length - name.length + 1));
+      }
+      chunks.push(chunk);
     };
     const onError = (err: Error) => finish(new BodyRefusal(400, `Тело запроса не дочитано: ${err.message}`));
     const onEnd = () => {
-      const body = text + decoder.end();
-      text = '';
       request.bodyBytes = received;
       // Past the MCP limit only the call that carries files may go on: one without that name
-      // anywhere in it is refused before it is parsed.
-      if (large && received > large.mcpLimit && !body.includes(large.tool)) return finish(tooLarge(large.mcpLimit));
+      // anywhere in it is refused before it is decoded or parsed.
+      if (large && received > large.mcpLimit && !named) return finish(tooLarge(large.mcpLimit));
+      const whole = Buffer.concat(chunks, received);
+      chunks = [];
+      const body = whole.toString('utf8');
       if (jsonTooDeep(body)) {
         return finish(new BodyRefusal(400, `Слишком глубокая вложенность JSON: не больше ${MAX_JSON_DEPTH} уровней`));
       }
@@ -174,7 +194,7 @@ function watchProgress(req: IncomingMessage, idleMs: number, totalMs: number): v
 
 /** How long, and how many bytes, a refused request's connection is read and discarded before it is closed. */
 const LINGER_MS = 1000;
-const LINGER_BYTES = 4 * 1024 * 1024;
+const LINGER_BYTES = 512 * 1024;
 
 /**
  * After a reply to a request whose body was not read (a lingering close, as web servers do): the
@@ -183,6 +203,8 @@ const LINGER_BYTES = 4 * 1024 * 1024;
  */
 function linger(socket: Socket): void {
   if (socket.destroyed) return;
+  // Not read any more: the client's window fills and it stops sending (it can still read the reply).
+  socket.pause();
   socket.end();
   const start = socket.bytesRead;
   const until = Date.now() + LINGER_MS;

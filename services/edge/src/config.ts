@@ -30,8 +30,14 @@ export const EdgeConfig = BaseConfig.extend({
   HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1000).default(10_000),
   /** A body that sends nothing for this long loses its connection (slow trickle), ms. */
   HTTP_BODY_IDLE_MS: z.coerce.number().int().min(100).default(10_000),
-  /** Upload bodies (store_homework_file, past MCP_BODY_LIMIT_KB) read at the same time, all callers together, MB. */
-  UPLOAD_BODIES_MB: z.coerce.number().int().min(1).default(128),
+  /**
+   * Upload bodies (store_homework_file, past MCP_BODY_LIMIT_KB) read at the same time, all callers
+   * together, MB. Each holds the upload limit (~55 MB) and takes about three times that while read
+   * and parsed: the default reads one at a time, within the edge's 512 Mi (bench:hostile).
+   */
+  UPLOAD_BODIES_MB: z.coerce.number().int().min(1).default(64),
+  /** Upload bodies (past MCP_BODY_LIMIT_KB) one token may send per minute; 0 disables the limit. */
+  UPLOADS_PER_MINUTE: z.coerce.number().int().min(0).default(10),
   /** Most JSON-RPC messages in one batch (each counts against the rate limit). */
   MCP_BATCH_MAX: z.coerce.number().int().min(1).default(16),
   /** Access violations written to the audit log per user and kind per minute; the rest are counted only. */
