@@ -30,7 +30,11 @@ function raw(headers: Record<string, string>, body: () => AsyncIterable<Buffer> 
     socket.on('error', () => {});
     socket.on('connect', async () => {
       const all = { host: base.host, ...headers, ...(chunked ? { 'transfer-encoding': 'chunked' } : {}) };
-      socket.write(`POST /mcp HTTP/1.1\r\n${Object.entries(all).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`);
+      socket.write(
+        `POST /mcp HTTP/1.1\r\n${Object.entries(all)
+          .map(([k, v]) => `${k}: ${v}\r\n`)
+          .join('')}\r\n`,
+      );
       for await (const piece of body()) {
         if (done || socket.destroyed) return;
         const framed = chunked
@@ -81,12 +85,15 @@ const kinds: Record<string, () => Promise<string>> = {
   },
   trickle: () => raw({ ...auth, 'content-length': '100000' }, () => slow(100_000), false),
   batch: async () => {
-    const body = JSON.stringify(Array.from({ length: 16 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'tools/list' })));
+    const body = JSON.stringify(
+      Array.from({ length: 16 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'tools/list' })),
+    );
     const res = await fetch(new URL('/mcp', base), { method: 'POST', headers: auth, body });
     await res.arrayBuffer();
     return String(res.status);
   },
-  unauthenticated: () => raw({ ...json, 'content-length': String(50 * 1024 * 1024) }, () => big('', 50 * 1024 * 1024, ''), false),
+  unauthenticated: () =>
+    raw({ ...json, 'content-length': String(50 * 1024 * 1024) }, () => big('', 50 * 1024 * 1024, ''), false),
 };
 
 /** Clients of each kind running at once. */

@@ -131,7 +131,8 @@ export function installBodyBounds(app: FastifyInstance<any, any, any, any>, opti
           options.largeBodyGate(key).then(
             (gate) => {
               if (gate.allowed) payload.resume();
-              else finish(new BodyRefusal(429, 'Слишком много загрузок файлов, попробуйте чуть позже', gate.retryAfter));
+              else
+                finish(new BodyRefusal(429, 'Слишком много загрузок файлов, попробуйте чуть позже', gate.retryAfter));
             },
             () => payload.resume(),
           );
