@@ -77,6 +77,7 @@ const nasty = fc.constantFrom(
   "'; drop table users; --",
   '../../../etc/passwd',
   '%00%0a',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a log-injection probe, meant literally
   '${jndi:ldap://x}',
   '<script>alert(1)</script>',
   '{{7*7}}',
