@@ -204,9 +204,10 @@ const LINGER_BYTES = 512 * 1024;
  */
 function linger(socket: Socket): void {
   if (socket.destroyed) return;
-  // Not read any more: the client's window fills and it stops sending (it can still read the reply).
-  socket.pause();
   socket.end();
+  // Not read any more: the client's window fills and it stops sending (it can still read the
+  // reply). After node's own handler of the reply's end, which resumes reading to drain the body.
+  setImmediate(() => socket.pause());
   const start = socket.bytesRead;
   const until = Date.now() + LINGER_MS;
   const check = () => {
