@@ -125,6 +125,18 @@ describe('bodies are counted as they arrive, whatever the framing', () => {
     expect(result.sent).toBeLessThan(17 * MB);
   });
 
+  it('a chunked body on /oauth/token is refused at oidc-provider’s limit and the connection closed', async () => {
+    const result = await sendRaw(edge.url, {
+      path: '/oauth/token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      chunked: true,
+      body: () => bigJson('grant_type=', 50 * MB, ''),
+    });
+    // oidc-provider's own answer to a body over its limit.
+    expect([400, 413]).toContain(result.status);
+    expect(result.sent).toBeLessThan(17 * MB);
+  });
+
   it('an unauthenticated 50 MB body gets 401 and its connection is closed, not read to the end', async () => {
     for (const path of ['/mcp', '/authoring', '/kb', '/v1/ai-chat/stream']) {
       const result = await sendRaw(edge.url, {
