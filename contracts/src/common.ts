@@ -20,6 +20,9 @@ export const COMMON_REFUSALS = [
   'note_target_unknown',
 ] as const;
 
+/** The /kb refusal the edge gives a read-scoped token calling a write tool (the spec's codes there are camelCase). */
+export const READ_ONLY_TOKEN = 'readOnlyToken';
+
 /** A refusal the edge produces itself when arguments fail the schema (missing parameter, wrong JSON type). */
 export const INVALID_ARGUMENTS = 'invalid_arguments';
 

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import { LIMITS, phraseFor, store_homework_file } from '@studium/contracts';
 import type { Bus, Logger } from '@studium/platform';
-import { ReplyCache, runChecks } from '@studium/platform';
+import { DEV_FILE_URL_SECRET, ReplyCache, runChecks } from '@studium/platform';
 import Fastify, { type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
@@ -10,6 +10,7 @@ import type { Registry } from 'prom-client';
 import { z } from 'zod';
 import { AuditLog, type EdgeDb } from './audit.ts';
 import { Authenticator } from './auth.ts';
+import { BodyRefusal, bodyRefusalReply, installBodyBounds } from './body.ts';
 import { registerChatRoutes } from './chat/routes.ts';
 import { capabilitiesSupportUi } from './choose.ts';
 import type { EdgeConfig } from './config.ts';
@@ -54,10 +55,13 @@ export async function buildApp(deps: EdgeDeps) {
   );
   auth.start();
   const limiter = new RateLimiter(redis, config.RATE_LIMIT_PER_MINUTE, config.SUBJECT_PREFIX);
+  // Bodies past the MCP limit (uploads) per token per minute: each costs up to ~55 MB of reading.
+  const uploadLimiter = new RateLimiter(redis, config.UPLOADS_PER_MINUTE, `${config.SUBJECT_PREFIX}:upload`, 60_000, 1);
   const uiKey = (caller: Caller) => `${config.SUBJECT_PREFIX}:ui:${caller.tokenKey}`;
   // Stateless 2025-era clients send their capabilities only at initialize: remember them per token.
   const uiFromInitialize = async (caller: Caller) => (await redis.get(uiKey(caller)).catch(() => null)) === '1';
-  const files = new HomeworkFiles(bus.nc, config.SUBJECT_PREFIX, config.FILE_URL_SECRET);
+  // main.ts refuses a missing or weak key outside development (checkFileUrlSecret).
+  const files = new HomeworkFiles(bus.nc, config.SUBJECT_PREFIX, config.FILE_URL_SECRET ?? DEV_FILE_URL_SECRET);
   const callDeps = { bus, limiter, audit, metrics, replies, log: deps.log, files };
   const handlers = Object.fromEntries(
     (Object.keys(SURFACES) as SurfacePath[]).map((p) => [p, createSurfaceHandler(p, callDeps, uiFromInitialize)]),
@@ -70,6 +74,17 @@ export async function buildApp(deps: EdgeDeps) {
     bodyLimit: 1024 * 1024,
     trustProxy: config.TRUST_PROXY,
     return503OnClosing: false,
+    requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS,
+    // Node checks the header and request deadlines this often (30 s by default: a deadline of
+    // 10 s would hold a slow client for up to 40 s).
+    http: { connectionsCheckingInterval: 1000 },
+  });
+  installBodyBounds(app, {
+    requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
+    headersTimeoutMs: config.HTTP_HEADERS_TIMEOUT_MS,
+    bodyIdleMs: config.HTTP_BODY_IDLE_MS,
+    largeBodyBudget: config.UPLOAD_BODIES_MB * 1024 * 1024,
+    largeBodyGate: (key) => uploadLimiter.check(key),
   });
   app.setErrorHandler((error: FastifyError, request, reply) =>
     // A non-author's body that did not parse is still the author-role violation, not a parse error.
@@ -106,12 +121,50 @@ export async function buildApp(deps: EdgeDeps) {
 
   if (oauth) await oauth.register(app, audit);
 
+  /**
+   * What is refused before the MCP layer: a batch over MCP_BATCH_MAX; any message but tools/call
+   * over the rate limit (tools/call counts in callTool, before its arguments are checked, so that
+   * it keeps the in-band rate_limited refusal), each message of a batch counted; a call of a tool
+   * the endpoint does not have (MCP: JSON-RPC −32602 «Unknown tool»).
+   */
+  const refuseEarly = async (body: unknown, tokenKey: string, tools: readonly { name: string }[]) => {
+    const messages = (Array.isArray(body) ? body : [body]) as Array<
+      { id?: unknown; method?: unknown; params?: { name?: unknown } } | undefined
+    >;
+    const single = Array.isArray(body) ? undefined : messages[0];
+    const id = typeof single?.id === 'string' || typeof single?.id === 'number' ? single.id : null;
+    if (messages.length > config.MCP_BATCH_MAX) {
+      const message = `Invalid Request: в пакете не больше ${config.MCP_BATCH_MAX} сообщений`;
+      return { status: 400, body: { jsonrpc: '2.0', id: null, error: { code: -32600, message } } };
+    }
+    for (const m of messages) {
+      // choose is the edge's own tool: it never reaches callTool, so it is counted here.
+      if (m?.method === 'tools/call' && m.params?.name !== 'choose') continue;
+      const rate = await limiter.check(tokenKey);
+      if (!rate.allowed) {
+        const error = { code: -32000, message: phraseFor(429), data: { retry_after: rate.retryAfter } };
+        return { status: 429, retryAfter: rate.retryAfter, body: { jsonrpc: '2.0', id, error } };
+      }
+    }
+    const name = single?.method === 'tools/call' ? single.params?.name : undefined;
+    if (name !== undefined && !tools.some((t) => t.name === name)) {
+      const shown = typeof name === 'string' ? name.slice(0, 64) : JSON.stringify(name)?.slice(0, 64);
+      return { status: 200, body: { jsonrpc: '2.0', id, error: { code: -32602, message: `Unknown tool: ${shown}` } } };
+    }
+    return null;
+  };
+
   for (const path of Object.keys(SURFACES) as SurfacePath[]) {
     const authDeps = { auth, audit, metrics, oauth: oauth?.endpoint(path) };
     const serve = async (request: FastifyRequest, reply: FastifyReply) => {
       if (await scopeChallenge(authDeps, SURFACES[path].tools, request, reply)) return;
       const caller = request.caller as Caller;
       const { principal, tokenKey } = caller;
+      const early = await refuseEarly(request.body, tokenKey, SURFACES[path].tools);
+      if (early) {
+        if (early.retryAfter) reply.header('retry-after', String(early.retryAfter));
+        return reply.code(early.status).send(early.body);
+      }
       const body = request.body as { method?: string; params?: { capabilities?: unknown; name?: unknown } } | undefined;
       const onlyTool =
         body?.method === 'tools/call' && typeof body.params?.name === 'string' ? body.params.name : undefined;
@@ -133,12 +186,14 @@ export async function buildApp(deps: EdgeDeps) {
     const options = {
       onRequest: surfaceAuth(path, authDeps, path === '/authoring'),
       bodyLimit: uploads ? Math.max(limit, UPLOAD_BODY_LIMIT) : limit,
+      config: uploads ? { largeBodies: { mcpLimit: limit, tool: store_homework_file.name } } : {},
       preHandler: !uploads
         ? path === '/authoring'
           ? authorGate(path, authDeps)
           : undefined
         : async (request: FastifyRequest, reply: FastifyReply) => {
-            if (Number(request.headers['content-length'] ?? 0) <= limit) return;
+            // The bytes read, not Content-Length: a chunked body has none.
+            if ((request.bodyBytes ?? 0) <= limit) return;
             const body = request.body as { method?: string; params?: { name?: unknown } } | undefined;
             if (body?.method === 'tools/call' && body.params?.name === store_homework_file.name) return;
             request.log.warn({ reqId: request.id, status: 413 }, 'request refused: body over the MCP limit');
@@ -236,6 +291,10 @@ const UPLOAD_BODY_LIMIT = Math.ceil(((LIMITS.homeworkBatchBytes + LIMITS.homewor
  * throws: logged with the request id, answered as a JSON-RPC error without internals.
  */
 function edgeErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (error instanceof BodyRefusal) {
+    request.log.warn({ reqId: request.id, status: error.statusCode, reason: error.message }, 'request refused');
+    return bodyRefusalReply(error, reply);
+  }
   const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
   if (status >= 500) request.log.error({ err: error, reqId: request.id }, 'request failed');
   else request.log.warn({ err: error, reqId: request.id, status }, 'request refused');

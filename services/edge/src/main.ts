@@ -1,4 +1,5 @@
 import {
+  checkFileUrlSecret,
   classifyPgError,
   connectNats,
   createBus,
@@ -16,6 +17,8 @@ import type { EdgeDb } from './audit.ts';
 import { EdgeConfig, SCHEMA } from './config.ts';
 
 const config = loadConfig(EdgeConfig);
+// No default signing key outside development: refused before anything is opened.
+config.FILE_URL_SECRET = checkFileUrlSecret(config.FILE_URL_SECRET, config.STUDIUM_ENV);
 const log = createLogger('edge', config.LOG_LEVEL);
 try {
   // NATS and PostgreSQL not reachable yet are waited for; the edge listens once both answer.
