@@ -6,11 +6,14 @@ import {
   BaseConfig,
   createBus,
   createLogger,
+  devEdgeKeys,
   ensureDatabase,
   loadConfig,
   migrate,
   openDatabase,
   PLATFORM_MIGRATIONS,
+  principalSigner,
+  principalVerifier,
 } from '@studium/platform';
 import { connect } from 'nats';
 import { z } from 'zod';
@@ -32,6 +35,13 @@ const config = loadConfig(
 const log = createLogger('start', 'info');
 const root = resolve(import.meta.dirname, '..');
 const tokensFile = resolve(root, config.STUDIUM_HOME, 'demo-tokens.json');
+// The edge's key pair for signed principals on the bus: the environment's, else one generated
+// into STUDIUM_HOME on the first start and kept. Only the edge (and this script) gets the private key.
+const keys =
+  process.env.EDGE_SIGNING_KEY && process.env.EDGE_PUBLIC_KEY
+    ? { privateKey: process.env.EDGE_SIGNING_KEY, publicKey: process.env.EDGE_PUBLIC_KEY }
+    : devEdgeKeys(resolve(root, config.STUDIUM_HOME, 'edge-keys.json'));
+const trust = { signer: principalSigner(keys.privateKey), verifier: principalVerifier(keys.publicKey) };
 
 await ensureServices();
 await ensureDatabase(config.DATABASE_URL);
@@ -50,6 +60,8 @@ for (const svc of SERVICES) {
   const child = spawn(tsx, [resolve(root, svc.entry)], {
     env: {
       ...process.env,
+      EDGE_PUBLIC_KEY: keys.publicKey,
+      EDGE_SIGNING_KEY: svc.name === 'edge' ? keys.privateKey : '',
       ...(svc.healthPort ? { HEALTH_PORT: String(svc.healthPort) } : {}),
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
       MAIL_DIR: process.env.MAIL_DIR ?? resolve(root, config.STUDIUM_HOME, 'mail'),
@@ -83,7 +95,7 @@ for (;;) {
 // The demo course goes in the way a curator publishes one: pipeline, then publish_course.
 {
   const nc = await connect({ servers: config.NATS_URL });
-  const bus = createBus(nc, { prefix: config.SUBJECT_PREFIX, timeoutMs: 30_000, log });
+  const bus = createBus(nc, { prefix: config.SUBJECT_PREFIX, timeoutMs: 30_000, log, trust });
   const database = openDatabase<EnrollmentDb>(config.DATABASE_URL, 'enrollment', 2);
   try {
     const admin = new EnrollmentAdmin(database.db, { nc, prefix: config.SUBJECT_PREFIX });

@@ -13,6 +13,13 @@ import type { z } from 'zod';
 import { ConcurrencyLimit } from './limiter.ts';
 import type { Logger } from './log.ts';
 import { type PlatformMetrics, platformMetrics } from './metrics.ts';
+import {
+  PRINCIPAL_HEADER,
+  type PrincipalSigner,
+  type PrincipalVerifier,
+  type SignedPrincipal,
+  type TokenRefusal,
+} from './principal-token.ts';
 import type { ReplyCache } from './reply-cache.ts';
 
 /**
@@ -93,11 +100,36 @@ export function checkDeadline(ctx: Pick<CallContext, 'signal'>): void {
 export interface Endpoint {
   contract: Contract;
   handler: Handler<Contract>;
+  /**
+   * Accepts a principal the edge signed for another subject, forwarded by the service that
+   * received it (lessons asking enrollment's list_my_courses for the student of its call). Without
+   * it, a token is accepted only on the subject it was signed for.
+   */
+  forwarded?: boolean;
 }
 
 /** Pairs a contract with its handler, keeping the types tied together. */
-export function endpoint<C extends Contract>(contract: C, handler: Handler<C>): Endpoint {
-  return { contract, handler: handler as unknown as Handler<Contract> };
+export function endpoint<C extends Contract>(
+  contract: C,
+  handler: Handler<C>,
+  opts: { forwarded?: boolean } = {},
+): Endpoint {
+  return { contract, handler: handler as unknown as Handler<Contract>, ...opts };
+}
+
+/**
+ * Principals this process verified (or signed), by object: `request` forwards the token of a
+ * principal it finds here, so a handler passes `ctx.principal` on and the signature goes with it,
+ * while a principal a service made up itself has no token and cannot be sent.
+ */
+const signedPrincipals = new WeakMap<Principal, SignedPrincipal>();
+
+/** How the bus proves and checks callers (see {@link PRINCIPAL_HEADER}). */
+export interface BusTrust {
+  /** The edge's key: a request with a principal that is not a forwarded one is signed with it. */
+  signer?: PrincipalSigner;
+  /** The edge's public key(s): every served request that carries a principal is checked with it. */
+  verifier?: PrincipalVerifier;
 }
 
 export interface BusOptions {
@@ -116,6 +148,8 @@ export interface BusOptions {
   maxQueued?: number;
   /** Registry for the bus metrics (retries, rejected and in-flight requests). */
   metrics?: Registry;
+  /** Keys for signed principals; without a verifier every request with a principal is refused. */
+  trust?: BusTrust;
 }
 
 /** What the bus did besides answering, for tests and diagnostics (the metrics carry the same). */
@@ -126,6 +160,8 @@ export interface BusStats {
   overloaded: number;
   /** Requests this bus's services dropped because the caller's deadline had passed. */
   expired: number;
+  /** Requests this bus's services refused because their principal was unsigned, forged or expired. */
+  violations: number;
 }
 
 export interface Bus {
@@ -152,6 +188,10 @@ export interface Bus {
    * read-only tool) whose first attempt times out after `readAttemptTimeoutMs`, or that an
    * overloaded replica refuses (503 `overloaded`), is sent once more (the queue group picks a
    * replica; a crashed one has left it) with the rest of the timeout. Writes are never retried.
+   *
+   * A `principal` travels signed ({@link PRINCIPAL_HEADER}): the `ctx.principal` of a served call is
+   * forwarded with the edge's token; any other principal is signed with the bus's signer for this
+   * subject and deadline, and a bus without one (every service but the edge) throws.
    */
   request<C extends Contract>(
     contract: C,
@@ -178,7 +218,9 @@ const MIN_RETRY_MS = 50;
 /** Creates the typed request/reply bus over one NATS connection. */
 export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
   const subject = (s: string) => (opts.prefix ? `${opts.prefix}.${s}` : s);
-  const stats: BusStats = { retries: 0, overloaded: 0, expired: 0 };
+  const stats: BusStats = { retries: 0, overloaded: 0, expired: 0, violations: 0 };
+  const verifier = opts.trust?.verifier;
+  const signer = opts.trust?.signer;
   const metrics: PlatformMetrics | null = opts.metrics ? platformMetrics(opts.metrics) : null;
   const attemptTimeoutMs = opts.readAttemptTimeoutMs ?? 1000;
 
@@ -219,7 +261,7 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
     const abort = new AbortController();
     const timer = deadline === null ? undefined : setTimeout(() => abort.abort(), deadline - Date.now());
     try {
-      await handle(ep, msg, { signal: abort.signal, deadline });
+      await handle(service, ep, msg, { signal: abort.signal, deadline });
     } finally {
       clearTimeout(timer);
       metrics?.requestsInFlight.labels(service).dec();
@@ -228,6 +270,7 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
   }
 
   async function handle(
+    service: string,
     ep: Endpoint,
     msg: ServiceMsg,
     call: { signal: AbortSignal; deadline: number | null },
@@ -243,6 +286,17 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
       respondError(msg, 417, 'malformed request');
       return;
     }
+    const caller = callerOf(ep, msg, body.principal);
+    if (!caller.ok) {
+      stats.violations++;
+      metrics?.requestsRejected.labels(service, 'violation').inc();
+      opts.log.warn(
+        { violation: caller.reason, subject: msg.subject },
+        'request refused: its principal is not signed by the edge',
+      );
+      respondError(msg, caller.reason === 'unsigned' || caller.reason === 'expired' ? 401 : 403, caller.reason);
+      return;
+    }
     const parsed = ep.contract.input.safeParse(body.args ?? {});
     if (!parsed.success) {
       respondError(msg, 417, `invalid arguments: ${parsed.error.issues.map((i) => i.path.join('.')).join(', ')}`);
@@ -250,7 +304,7 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
     }
     try {
       const ifNoneMatch = typeof body.if_none_match === 'string' ? body.if_none_match : null;
-      const reply = await ep.handler(parsed.data, { principal: body.principal ?? null, ifNoneMatch, ...call });
+      const reply = await ep.handler(parsed.data, { principal: caller.principal, ifNoneMatch, ...call });
       const wire =
         reply instanceof Tagged
           ? reply.reply === null
@@ -268,10 +322,48 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
     }
   }
 
+  /**
+   * The verified principal of a request, or why it is refused: a claimed principal (the header, or
+   * a principal in the body) must come signed by the edge, unexpired, for this subject (or a
+   * forwarded one where the endpoint takes those), and a body's principal must be the token's.
+   */
+  function callerOf(
+    ep: Endpoint,
+    msg: ServiceMsg,
+    claimed: unknown,
+  ): { ok: true; principal: Principal | null } | { ok: false; reason: TokenRefusal | 'mismatch' | 'no_key' } {
+    const token = msg.headers?.get(PRINCIPAL_HEADER) ?? '';
+    if (!token) return claimed == null ? { ok: true, principal: null } : { ok: false, reason: 'unsigned' };
+    if (!verifier) return { ok: false, reason: 'no_key' };
+    const checked = verifier.verify(token);
+    if (!checked.ok) return checked;
+    const { signed } = checked;
+    if (signed.sub !== ep.contract.subject && !ep.forwarded) return { ok: false, reason: 'wrong_subject' };
+    if (claimed != null && JSON.stringify(claimed) !== JSON.stringify(signed.principal)) {
+      return { ok: false, reason: 'mismatch' };
+    }
+    const principal = Object.freeze(signed.principal);
+    signedPrincipals.set(principal, signed);
+    return { ok: true, principal };
+  }
+
+  /** The token a request for `principal` carries: the forwarded one, or a new signature. */
+  function tokenFor(contract: Contract, principal: Principal, deadline: number): string {
+    const held = signedPrincipals.get(principal);
+    if (held) return held.token;
+    if (!signer) {
+      throw new Error(
+        `${contract.subject}: a principal not received from the edge cannot be sent (pass ctx.principal on)`,
+      );
+    }
+    return signer.sign(principal, contract.subject, deadline);
+  }
+
   /** One attempt on the wire; a timeout or no responders become Failures. */
-  async function attempt(contract: Contract, payload: Uint8Array, timeoutMs: number) {
+  async function attempt(contract: Contract, payload: Uint8Array, timeoutMs: number, token: string | null) {
     const h = headers();
     h.set(DEADLINE_HEADER, String(Date.now() + timeoutMs));
+    if (token) h.set(PRINCIPAL_HEADER, token);
     let msg: Awaited<ReturnType<NatsConnection['request']>>;
     try {
       msg = await nc.request(subject(contract.subject), payload, { timeout: timeoutMs, headers: h });
@@ -327,12 +419,13 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
       const cache = ropts?.cache;
       const key = cache ? cacheKey(contract.subject, principal, args) : '';
       const held = cache?.get(key);
-      const payload = enc.encode(JSON.stringify({ principal, args, if_none_match: held?.etag }));
+      const payload = enc.encode(JSON.stringify({ args, if_none_match: held?.etag }));
       const deadline = Date.now() + (ropts?.timeoutMs ?? opts.timeoutMs);
+      const token = principal ? tokenFor(contract, principal, deadline) : null;
       let msg: Awaited<ReturnType<NatsConnection['request']>>;
       if (ropts?.idempotent) {
         try {
-          msg = await attempt(contract, payload, Math.min(attemptTimeoutMs, deadline - Date.now()));
+          msg = await attempt(contract, payload, Math.min(attemptTimeoutMs, deadline - Date.now()), token);
         } catch (err) {
           const retriable = err instanceof Failure && (err.status === 504 || err.message === 'overloaded');
           const left = deadline - Date.now();
@@ -340,10 +433,10 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
           stats.retries++;
           metrics?.requestRetries.labels(contract.subject).inc();
           opts.log.debug({ subject: contract.subject, err: (err as Error).message }, 'retrying a read');
-          msg = await attempt(contract, payload, left);
+          msg = await attempt(contract, payload, left, token);
         }
       } else {
-        msg = await attempt(contract, payload, deadline - Date.now());
+        msg = await attempt(contract, payload, deadline - Date.now(), token);
       }
       const body = JSON.parse(dec.decode(msg.data));
       if (typeof body?.etag !== 'string') return body;

@@ -7,6 +7,7 @@ import { type Check, createMetrics, startHealthServer } from './health.ts';
 import { createLogger, type Logger } from './log.ts';
 import { PLATFORM_RETAINED, type RetainedTable, startRetention } from './retention.ts';
 import { consumersReady } from './supervisor.ts';
+import { exitOnRefusal, trustFromEnv } from './trust.ts';
 
 /** What a service's createApp receives. */
 export interface ServiceDeps<DB> {
@@ -46,6 +47,12 @@ export interface RunOptions<DB> {
  */
 export async function runService<DB>(opts: RunOptions<DB>): Promise<void> {
   const log = createLogger(opts.name, opts.config.LOG_LEVEL);
+  let trust: ReturnType<typeof trustFromEnv>;
+  try {
+    trust = trustFromEnv(process.env, 'service');
+  } catch (err) {
+    exitOnRefusal(err, log);
+  }
   const nc = await connect({ servers: opts.config.NATS_URL, name: opts.name, maxReconnectAttempts: -1 });
   const database = openDatabase<DB>(opts.config.DATABASE_URL, opts.schema, opts.poolSize);
   await migrate(database.pool, opts.schema, [PLATFORM_MIGRATIONS, opts.migrations], log);
@@ -58,6 +65,7 @@ export async function runService<DB>(opts: RunOptions<DB>): Promise<void> {
     maxConcurrent: opts.config.MAX_CONCURRENT_REQUESTS,
     maxQueued: opts.config.MAX_QUEUED_REQUESTS,
     metrics,
+    trust,
   });
   const app = await opts.createApp({ bus, nc, database, log, config: opts.config, metrics });
   const retention = opts.config.RETENTION_INTERVAL_MS

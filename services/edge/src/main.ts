@@ -1,4 +1,14 @@
-import { createBus, createLogger, loadConfig, migrate, onShutdown, openDatabase } from '@studium/platform';
+import {
+  type BusTrust,
+  createBus,
+  createLogger,
+  exitOnRefusal,
+  loadConfig,
+  migrate,
+  onShutdown,
+  openDatabase,
+  trustFromEnv,
+} from '@studium/platform';
 import { Redis } from 'ioredis';
 import { connect } from 'nats';
 import { buildApp } from './app.ts';
@@ -7,6 +17,12 @@ import { EdgeConfig, SCHEMA } from './config.ts';
 
 const config = loadConfig(EdgeConfig);
 const log = createLogger('edge', config.LOG_LEVEL);
+let trust: BusTrust;
+try {
+  trust = trustFromEnv(process.env, 'edge');
+} catch (err) {
+  exitOnRefusal(err, log);
+}
 const nc = await connect({ servers: config.NATS_URL, name: 'edge', maxReconnectAttempts: -1 });
 const database = openDatabase<EdgeDb>(config.DATABASE_URL, SCHEMA, 4);
 await migrate(database.pool, SCHEMA, [new URL('../migrations', import.meta.url).pathname], log);
@@ -18,6 +34,7 @@ const bus = createBus(nc, {
   timeoutMs: config.REQUEST_TIMEOUT_MS,
   log,
   readAttemptTimeoutMs: config.READ_ATTEMPT_TIMEOUT_MS,
+  trust,
 });
 const app = await buildApp({ bus, db: database.db, redis, log, config });
 await app.listen({ host: config.HOST, port: config.PORT });
