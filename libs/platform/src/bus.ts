@@ -124,6 +124,13 @@ export function endpoint<C extends Contract>(
  */
 const signedPrincipals = new WeakMap<Principal, SignedPrincipal>();
 
+/** The principal of a verified token, as a handler receives it: frozen, and passed on with its token. */
+export function receivedPrincipal(signed: SignedPrincipal): Principal {
+  const principal = Object.freeze(signed.principal);
+  signedPrincipals.set(principal, signed);
+  return principal;
+}
+
 /** How the bus proves and checks callers (see {@link PRINCIPAL_HEADER}). */
 export interface BusTrust {
   /** The edge's key: a request with a principal that is not a forwarded one is signed with it. */
@@ -342,9 +349,7 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
     if (claimed != null && JSON.stringify(claimed) !== JSON.stringify(signed.principal)) {
       return { ok: false, reason: 'mismatch' };
     }
-    const principal = Object.freeze(signed.principal);
-    signedPrincipals.set(principal, signed);
-    return { ok: true, principal };
+    return { ok: true, principal: receivedPrincipal(signed) };
   }
 
   /** The token a request for `principal` carries: the forwarded one, or a new signature. */

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Principal } from '@studium/contracts';
 import {
   type Bus,
   type BusTrust,
@@ -10,6 +11,7 @@ import {
   type Logger,
   principalSigner,
   principalVerifier,
+  receivedPrincipal,
 } from '@studium/platform';
 import { Redis } from 'ioredis';
 import { connect, type NatsConnection } from 'nats';
@@ -34,6 +36,17 @@ export const EDGE_TRUST: BusTrust = {
 };
 /** A service's side (verifies only, so a principal it makes up cannot be sent). */
 export const SERVICE_TRUST: BusTrust = { verifier: EDGE_TRUST.verifier };
+
+/**
+ * `principal` as a handler receives it from the edge (signed for `sub`, verified): for a test that
+ * calls a service's own code directly where it passes the caller on over the bus.
+ */
+export function asReceived(principal: Principal, sub: string): Principal {
+  const token = EDGE_TRUST.signer?.sign(principal, sub, Date.now() + 60_000) ?? '';
+  const checked = EDGE_TRUST.verifier?.verify(token);
+  if (!checked?.ok) throw new Error('the test key does not verify');
+  return receivedPrincipal(checked.signed);
+}
 
 /** An isolated environment for one test file: its own database and its own subject prefix. */
 export interface TestEnv {

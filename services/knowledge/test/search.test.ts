@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { create_note, link, move_folder, move_note, type Principal, recall, search } from '@studium/contracts';
-import { createTestEnv, type TestEnv } from '@studium/testing';
+import { create_note, link, move_folder, move_note, type Principal, recall, search, whoami } from '@studium/contracts';
+import { asReceived, createTestEnv, type TestEnv } from '@studium/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKnowledge } from '../../../test/support/knowledge.ts';
 import { startEnrollment } from '../../../test/support/stack.ts';
@@ -95,7 +95,10 @@ describe('search', () => {
 
   it('finds a Russian note by other word forms (russian stemming)', async () => {
     expect(knowledge.app.kb.ts.kazakh).toBe(true);
-    const scope = { projects: (await knowledge.app.kb.access.projects(alice)).map((p) => p.id), owner: alice.user };
+    const scope = {
+      projects: (await knowledge.app.kb.access.projects(asReceived(alice, whoami.subject))).map((p) => p.id),
+      owner: alice.user,
+    };
     const fts = await new SearchRepository(knowledge.db).fullText(
       'сервером очередью',
       knowledge.app.kb.ts.queryConfigs,
@@ -116,7 +119,10 @@ describe('search', () => {
   });
 
   it('finds a Kazakh note by other word forms (hunspell-kk)', async () => {
-    const scope = { projects: (await knowledge.app.kb.access.projects(alice)).map((p) => p.id), owner: alice.user };
+    const scope = {
+      projects: (await knowledge.app.kb.access.projects(asReceived(alice, whoami.subject))).map((p) => p.id),
+      owner: alice.user,
+    };
     const fts = await new SearchRepository(knowledge.db).fullText(
       'мектепте оқушылар мұғалімдер',
       knowledge.app.kb.ts.queryConfigs,
@@ -174,7 +180,10 @@ describe('search', () => {
       .set({ embedding: [1, 0] })
       .where('id', '=', leave)
       .execute();
-    const scope = { projects: (await knowledge.app.kb.access.projects(alice)).map((p) => p.id), owner: alice.user };
+    const scope = {
+      projects: (await knowledge.app.kb.access.projects(asReceived(alice, whoami.subject))).map((p) => p.id),
+      owner: alice.user,
+    };
     const repo = new SearchRepository(knowledge.db);
     expect(await repo.vector([1, 0, 0], scope, 10)).toEqual([car]);
     expect(await repo.vector([1, 0], scope, 10)).toEqual([leave]);
