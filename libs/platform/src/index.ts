@@ -9,6 +9,7 @@ export * from './homework-files.ts';
 export * from './limiter.ts';
 export * from './log.ts';
 export * from './metrics.ts';
+export * from './nats-connect.ts';
 export * from './outbox.ts';
 export * from './principal-token.ts';
 export * from './pump.ts';

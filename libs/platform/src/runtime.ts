@@ -5,6 +5,7 @@ import type { BaseConfig } from './config.ts';
 import { type Database, migrate, openDatabase, PLATFORM_MIGRATIONS } from './db.ts';
 import { type Check, createMetrics, startHealthServer } from './health.ts';
 import { createLogger, type Logger } from './log.ts';
+import { natsOptions } from './nats-connect.ts';
 import { PLATFORM_RETAINED, type RetainedTable, startRetention } from './retention.ts';
 import { consumersReady } from './supervisor.ts';
 import { exitOnRefusal, trustFromEnv } from './trust.ts';
@@ -53,7 +54,7 @@ export async function runService<DB>(opts: RunOptions<DB>): Promise<void> {
   } catch (err) {
     exitOnRefusal(err, log);
   }
-  const nc = await connect({ servers: opts.config.NATS_URL, name: opts.name, maxReconnectAttempts: -1 });
+  const nc = await connect(natsOptions(opts.config, opts.name));
   const database = openDatabase<DB>(opts.config.DATABASE_URL, opts.schema, opts.poolSize);
   await migrate(database.pool, opts.schema, [PLATFORM_MIGRATIONS, opts.migrations], log);
   const metrics = createMetrics(opts.name);

@@ -1,6 +1,6 @@
 import { CHAT_CONTEXT_MESSAGES, ChatControl, type ChatFrame, type ChatMessage } from '@studium/contracts';
-import type { Logger } from '@studium/platform';
-import { createInbox, type NatsConnection, type Subscription } from 'nats';
+import { type Logger, newInbox } from '@studium/platform';
+import type { NatsConnection, Subscription } from 'nats';
 import type { ActiveAnswers } from './active-answers.ts';
 import { type AnswerFailure, failureText } from './domain/failures.ts';
 import { modelMessages } from './domain/prompt.ts';
@@ -59,7 +59,7 @@ export class AnswerRunner {
   /** Starts the answer in the background; returns the subject the caller sends controls to. */
   start(job: AnswerJob): string {
     const { nc, heartbeatMs, callerTimeoutMs } = this.deps;
-    const control = createInbox();
+    const control = newInbox(nc);
     const abort = new AbortController();
     let lastAlive = Date.now();
     let seq = 0;

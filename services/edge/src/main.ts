@@ -5,6 +5,7 @@ import {
   exitOnRefusal,
   loadConfig,
   migrate,
+  natsOptions,
   onShutdown,
   openDatabase,
   trustFromEnv,
@@ -23,7 +24,7 @@ try {
 } catch (err) {
   exitOnRefusal(err, log);
 }
-const nc = await connect({ servers: config.NATS_URL, name: 'edge', maxReconnectAttempts: -1 });
+const nc = await connect(natsOptions(config, 'edge'));
 const database = openDatabase<EdgeDb>(config.DATABASE_URL, SCHEMA, 4);
 await migrate(database.pool, SCHEMA, [new URL('../migrations', import.meta.url).pathname], log);
 // Producer-style client: fail fast instead of queueing commands while Redis is away.
