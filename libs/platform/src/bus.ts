@@ -1,3 +1,4 @@
+import { context, trace } from '@opentelemetry/api';
 import type { Operation, Principal, Reply, ServiceName, ToolContract } from '@studium/contracts';
 import {
   ErrorCode,
@@ -21,6 +22,7 @@ import {
   type TokenRefusal,
 } from './principal-token.ts';
 import type { ReplyCache } from './reply-cache.ts';
+import { extractTrace, failSpan, injectTrace, recording, SpanKind, tracer } from './tracing.ts';
 
 /**
  * Header with the caller's deadline (epoch milliseconds): when the caller stops waiting. The
@@ -268,7 +270,18 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
     const abort = new AbortController();
     const timer = deadline === null ? undefined : setTimeout(() => abort.abort(), deadline - Date.now());
     try {
-      await handle(service, ep, msg, { signal: abort.signal, deadline });
+      // The caller's trace goes on in a span of this handler (see docs/tracing.md).
+      await context.with(extractTrace(msg.headers), () =>
+        tracer.startActiveSpan(ep.contract.subject, { kind: SpanKind.SERVER }, async (span) => {
+          const began = performance.now();
+          try {
+            await handle(service, ep, msg, { signal: abort.signal, deadline });
+          } finally {
+            span.end();
+            opts.log.debug({ subject: ep.contract.subject, ms: performance.now() - began }, 'request handled');
+          }
+        }),
+      );
     } finally {
       clearTimeout(timer);
       metrics?.requestsInFlight.labels(service).dec();
@@ -301,7 +314,9 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
         { violation: caller.reason, subject: msg.subject },
         'request refused: its principal is not signed by the edge',
       );
-      respondError(msg, caller.reason === 'unsigned' || caller.reason === 'expired' ? 401 : 403, caller.reason);
+      const status = caller.reason === 'unsigned' || caller.reason === 'expired' ? 401 : 403;
+      trace.getActiveSpan()?.setAttributes({ 'studium.violation': caller.reason, 'studium.status': status });
+      respondError(msg, status, caller.reason);
       return;
     }
     const parsed = ep.contract.input.safeParse(body.args ?? {});
@@ -318,12 +333,16 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
             ? { ok: true, not_modified: true, etag: reply.etag }
             : { ...reply.reply, etag: reply.etag }
           : reply;
+      if ('error' in wire && wire.error) trace.getActiveSpan()?.setAttribute('studium.refusal', wire.error.code);
       respond(msg, enc.encode(JSON.stringify(wire)));
     } catch (err) {
       if (err instanceof Failure) {
+        trace.getActiveSpan()?.setAttribute('studium.status', err.status);
         respondError(msg, err.status, err.message);
         return;
       }
+      const span = trace.getActiveSpan();
+      if (span) failSpan(span, err);
       opts.log.error({ err, subject: msg.subject }, 'handler failed');
       respondError(msg, 500, 'internal error');
     }
@@ -369,6 +388,7 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
     const h = headers();
     h.set(DEADLINE_HEADER, String(Date.now() + timeoutMs));
     if (token) h.set(PRINCIPAL_HEADER, token);
+    injectTrace(h);
     let msg: Awaited<ReturnType<NatsConnection['request']>>;
     try {
       msg = await nc.request(subject(contract.subject), payload, { timeout: timeoutMs, headers: h });
@@ -382,6 +402,46 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
     if (se) throw new Failure(se.code, se.message);
     return msg;
   }
+
+  const send: Bus['request'] = async (contract, principal, args, ropts) => {
+    const cache = ropts?.cache;
+    const key = cache ? cacheKey(contract.subject, principal, args) : '';
+    const held = cache?.get(key);
+    const payload = enc.encode(JSON.stringify({ args, if_none_match: held?.etag }));
+    const deadline = Date.now() + (ropts?.timeoutMs ?? opts.timeoutMs);
+    const token = principal ? tokenFor(contract, principal, deadline) : null;
+    let msg: Awaited<ReturnType<NatsConnection['request']>>;
+    if (ropts?.idempotent) {
+      try {
+        msg = await attempt(contract, payload, Math.min(attemptTimeoutMs, deadline - Date.now()), token);
+      } catch (err) {
+        const retriable = err instanceof Failure && (err.status === 504 || err.message === 'overloaded');
+        const left = deadline - Date.now();
+        if (!retriable || left < MIN_RETRY_MS) throw err;
+        stats.retries++;
+        metrics?.requestRetries.labels(contract.subject).inc();
+        opts.log.debug({ subject: contract.subject, err: (err as Error).message }, 'retrying a read');
+        msg = await attempt(contract, payload, left, token);
+      }
+    } else {
+      msg = await attempt(contract, payload, deadline - Date.now(), token);
+    }
+    const body = JSON.parse(dec.decode(msg.data));
+    if (typeof body?.etag !== 'string') return body;
+    if (body.not_modified === true) {
+      if (!held || body.etag !== held.etag) {
+        throw new Failure(502, `not_modified without a kept reply on ${contract.subject}`);
+      }
+      if (cache) cache.hits++;
+      return held.reply as Reply<Out<typeof contract>>;
+    }
+    const { etag, ...reply } = body;
+    if (cache) {
+      cache.stored++;
+      cache.set(key, { etag, reply, bytes: msg.data.byteLength });
+    }
+    return reply;
+  };
 
   return {
     nc,
@@ -420,44 +480,20 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
       await nc.flush();
       return svc;
     },
-    async request(contract, principal, args, ropts) {
-      const cache = ropts?.cache;
-      const key = cache ? cacheKey(contract.subject, principal, args) : '';
-      const held = cache?.get(key);
-      const payload = enc.encode(JSON.stringify({ args, if_none_match: held?.etag }));
-      const deadline = Date.now() + (ropts?.timeoutMs ?? opts.timeoutMs);
-      const token = principal ? tokenFor(contract, principal, deadline) : null;
-      let msg: Awaited<ReturnType<NatsConnection['request']>>;
-      if (ropts?.idempotent) {
+    request(contract, principal, args, ropts) {
+      // A recorded call gets a span for the hop; otherwise the caller's context still travels.
+      if (!recording()) return send(contract, principal, args, ropts);
+      return tracer.startActiveSpan(`${contract.subject} request`, { kind: SpanKind.CLIENT }, async (span) => {
         try {
-          msg = await attempt(contract, payload, Math.min(attemptTimeoutMs, deadline - Date.now()), token);
+          return await send(contract, principal, args, ropts);
         } catch (err) {
-          const retriable = err instanceof Failure && (err.status === 504 || err.message === 'overloaded');
-          const left = deadline - Date.now();
-          if (!retriable || left < MIN_RETRY_MS) throw err;
-          stats.retries++;
-          metrics?.requestRetries.labels(contract.subject).inc();
-          opts.log.debug({ subject: contract.subject, err: (err as Error).message }, 'retrying a read');
-          msg = await attempt(contract, payload, left, token);
+          if (err instanceof Failure) span.setAttribute('studium.status', err.status);
+          else failSpan(span, err);
+          throw err;
+        } finally {
+          span.end();
         }
-      } else {
-        msg = await attempt(contract, payload, deadline - Date.now(), token);
-      }
-      const body = JSON.parse(dec.decode(msg.data));
-      if (typeof body?.etag !== 'string') return body;
-      if (body.not_modified === true) {
-        if (!held || body.etag !== held.etag) {
-          throw new Failure(502, `not_modified without a kept reply on ${contract.subject}`);
-        }
-        if (cache) cache.hits++;
-        return held.reply as Reply<Out<typeof contract>>;
-      }
-      const { etag, ...reply } = body;
-      if (cache) {
-        cache.stored++;
-        cache.set(key, { etag, reply, bytes: msg.data.byteLength });
-      }
-      return reply;
+      });
     },
   };
 }

@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { traceQueries } from './db-tracing.ts';
 import type { Logger } from './log.ts';
 
 // Timestamps stay ISO strings end to end; bigint counts become numbers.
@@ -27,6 +28,7 @@ export function openDatabase<DB>(url: string, schema: string, max = 10): Databas
   // connection would emit an unhandled 'error' and crash the process. Its queries reject anyway.
   pool.on('connect', (client) => {
     client.on('error', () => {});
+    traceQueries(client);
   });
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return {

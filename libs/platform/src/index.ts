@@ -17,4 +17,5 @@ export * from './reply-cache.ts';
 export * from './retention.ts';
 export * from './runtime.ts';
 export * from './supervisor.ts';
+export * from './tracing.ts';
 export * from './trust.ts';

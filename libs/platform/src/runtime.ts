@@ -8,6 +8,7 @@ import { createLogger, type Logger } from './log.ts';
 import { natsOptions } from './nats-connect.ts';
 import { PLATFORM_RETAINED, type RetainedTable, startRetention } from './retention.ts';
 import { consumersReady } from './supervisor.ts';
+import { setupTracing, stopTracing } from './tracing.ts';
 import { exitOnRefusal, trustFromEnv } from './trust.ts';
 
 /** What a service's createApp receives. */
@@ -47,6 +48,7 @@ export interface RunOptions<DB> {
  * service stop), stop the relays and consumers (app), stop retention, drain NATS, end the pool.
  */
 export async function runService<DB>(opts: RunOptions<DB>): Promise<void> {
+  setupTracing(opts.name);
   const log = createLogger(opts.name, opts.config.LOG_LEVEL);
   let trust: ReturnType<typeof trustFromEnv>;
   try {
@@ -94,6 +96,7 @@ export async function runService<DB>(opts: RunOptions<DB>): Promise<void> {
     await retention?.stop();
     await nc.drain();
     await database.close();
+    await stopTracing();
   });
 }
 

@@ -8,6 +8,8 @@ import {
   natsOptions,
   onShutdown,
   openDatabase,
+  setupTracing,
+  stopTracing,
   trustFromEnv,
 } from '@studium/platform';
 import { Redis } from 'ioredis';
@@ -17,6 +19,7 @@ import type { EdgeDb } from './audit.ts';
 import { EdgeConfig, SCHEMA } from './config.ts';
 
 const config = loadConfig(EdgeConfig);
+setupTracing('edge');
 const log = createLogger('edge', config.LOG_LEVEL);
 let trust: BusTrust;
 try {
@@ -46,4 +49,5 @@ onShutdown(log, async () => {
   await nc.drain();
   redis.disconnect();
   await database.close();
+  await stopTracing();
 });

@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { INVALID_ARGUMENTS, type Principal, type ToolContract } from '@studium/contracts';
-import { type Bus, Failure, type Logger, type ReplyCache } from '@studium/platform';
+import { type Bus, Failure, type Logger, type ReplyCache, SpanKind, tracer } from '@studium/platform';
 import type { z } from 'zod';
 import type { AuditLog } from './audit.ts';
 import type { HomeworkFiles } from './homework-files.ts';
@@ -39,7 +39,24 @@ export interface Caller {
  * rendering of data, refusal or failure. Failures never throw into the SDK (which would turn them
  * into internal text): they become the spec's fixed phrases.
  */
-export async function callTool(deps: CallDeps, tool: ToolContract, caller: Caller, args: unknown) {
+export function callTool(deps: CallDeps, tool: ToolContract, caller: Caller, args: unknown) {
+  // One trace per tool call: this span is its root, the services' spans hang below it.
+  return tracer.startActiveSpan(
+    `tool ${tool.name}`,
+    { kind: SpanKind.SERVER, attributes: { 'studium.tool': tool.name, 'studium.endpoint': caller.endpoint } },
+    async (span) => {
+      try {
+        const result = await runTool(deps, tool, caller, args);
+        if ('isError' in result && result.isError) span.setAttribute('studium.outcome', 'error');
+        return result;
+      } finally {
+        span.end();
+      }
+    },
+  );
+}
+
+async function runTool(deps: CallDeps, tool: ToolContract, caller: Caller, args: unknown) {
   const started = performance.now();
   let outcome = 'ok';
   try {
@@ -79,6 +96,7 @@ export async function callTool(deps: CallDeps, tool: ToolContract, caller: Calle
     outcome = `failure_${status}`;
     return failureResult(status);
   } finally {
+    deps.log.debug({ reqId: caller.requestId, tool: tool.name, outcome }, 'tool call');
     deps.metrics.toolCalls.labels(tool.name, outcome).inc();
     deps.metrics.toolSeconds.labels(tool.name).observe((performance.now() - started) / 1000);
   }
