@@ -11,16 +11,11 @@ import {
 } from 'nats';
 import type { Registry } from 'prom-client';
 import type { z } from 'zod';
+import { type BusTrust, callerOf, tokenFor } from './bus-trust.ts';
 import { ConcurrencyLimit } from './limiter.ts';
 import type { Logger } from './log.ts';
 import { type PlatformMetrics, platformMetrics } from './metrics.ts';
-import {
-  PRINCIPAL_HEADER,
-  type PrincipalSigner,
-  type PrincipalVerifier,
-  type SignedPrincipal,
-  type TokenRefusal,
-} from './principal-token.ts';
+import { PRINCIPAL_HEADER } from './principal-token.ts';
 import type { ReplyCache } from './reply-cache.ts';
 import { extractTrace, failSpan, injectTrace, recording, SpanKind, tracer } from './tracing.ts';
 
@@ -117,28 +112,6 @@ export function endpoint<C extends Contract>(
   opts: { forwarded?: boolean } = {},
 ): Endpoint {
   return { contract, handler: handler as unknown as Handler<Contract>, ...opts };
-}
-
-/**
- * Principals this process verified (or signed), by object: `request` forwards the token of a
- * principal it finds here, so a handler passes `ctx.principal` on and the signature goes with it,
- * while a principal a service made up itself has no token and cannot be sent.
- */
-const signedPrincipals = new WeakMap<Principal, SignedPrincipal>();
-
-/** The principal of a verified token, as a handler receives it: frozen, and passed on with its token. */
-export function receivedPrincipal(signed: SignedPrincipal): Principal {
-  const principal = Object.freeze(signed.principal);
-  signedPrincipals.set(principal, signed);
-  return principal;
-}
-
-/** How the bus proves and checks callers (see {@link PRINCIPAL_HEADER}). */
-export interface BusTrust {
-  /** The edge's key: a request with a principal that is not a forwarded one is signed with it. */
-  signer?: PrincipalSigner;
-  /** The edge's public key(s): every served request that carries a principal is checked with it. */
-  verifier?: PrincipalVerifier;
 }
 
 export interface BusOptions {
@@ -306,7 +279,7 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
       respondError(msg, 417, 'malformed request');
       return;
     }
-    const caller = callerOf(ep, msg, body.principal);
+    const caller = callerOf(verifier, ep, msg.headers?.get(PRINCIPAL_HEADER) ?? '', body.principal);
     if (!caller.ok) {
       stats.violations++;
       metrics?.requestsRejected.labels(service, 'violation').inc();
@@ -348,41 +321,6 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
     }
   }
 
-  /**
-   * The verified principal of a request, or why it is refused: a claimed principal (the header, or
-   * a principal in the body) must come signed by the edge, unexpired, for this subject (or a
-   * forwarded one where the endpoint takes those), and a body's principal must be the token's.
-   */
-  function callerOf(
-    ep: Endpoint,
-    msg: ServiceMsg,
-    claimed: unknown,
-  ): { ok: true; principal: Principal | null } | { ok: false; reason: TokenRefusal | 'mismatch' | 'no_key' } {
-    const token = msg.headers?.get(PRINCIPAL_HEADER) ?? '';
-    if (!token) return claimed == null ? { ok: true, principal: null } : { ok: false, reason: 'unsigned' };
-    if (!verifier) return { ok: false, reason: 'no_key' };
-    const checked = verifier.verify(token);
-    if (!checked.ok) return checked;
-    const { signed } = checked;
-    if (signed.sub !== ep.contract.subject && !ep.forwarded) return { ok: false, reason: 'wrong_subject' };
-    if (claimed != null && JSON.stringify(claimed) !== JSON.stringify(signed.principal)) {
-      return { ok: false, reason: 'mismatch' };
-    }
-    return { ok: true, principal: receivedPrincipal(signed) };
-  }
-
-  /** The token a request for `principal` carries: the forwarded one, or a new signature. */
-  function tokenFor(contract: Contract, principal: Principal, deadline: number): string {
-    const held = signedPrincipals.get(principal);
-    if (held) return held.token;
-    if (!signer) {
-      throw new Error(
-        `${contract.subject}: a principal not received from the edge cannot be sent (pass ctx.principal on)`,
-      );
-    }
-    return signer.sign(principal, contract.subject, deadline);
-  }
-
   /** One attempt on the wire; a timeout or no responders become Failures. */
   async function attempt(contract: Contract, payload: Uint8Array, timeoutMs: number, token: string | null) {
     const h = headers();
@@ -409,7 +347,7 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
     const held = cache?.get(key);
     const payload = enc.encode(JSON.stringify({ args, if_none_match: held?.etag }));
     const deadline = Date.now() + (ropts?.timeoutMs ?? opts.timeoutMs);
-    const token = principal ? tokenFor(contract, principal, deadline) : null;
+    const token = principal ? tokenFor(signer, contract.subject, principal, deadline) : null;
     let msg: Awaited<ReturnType<NatsConnection['request']>>;
     if (ropts?.idempotent) {
       try {

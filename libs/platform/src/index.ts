@@ -1,4 +1,5 @@
 export * from './bus.ts';
+export * from './bus-trust.ts';
 export * from './config.ts';
 export * from './consumer.ts';
 export * from './db.ts';

@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { BusTrust } from './bus.ts';
+import type { BusTrust } from './bus-trust.ts';
 import { generateEdgeKeys, principalSigner, principalVerifier } from './principal-token.ts';
 
 /** Where a development process keeps the edge key pair when the environment has none. */
