@@ -71,7 +71,13 @@ export function permissionsOf(user: NatsUser, prefix: string): { publish: string
   const p = (s: string) => (prefix ? `${prefix}.${s}` : s);
   const events = streamNames(prefix);
   const bucket = homeworkBucket(prefix);
-  const objects = [...streamApi(`OBJ_${bucket}`), `$O.${bucket}.>`, '$JS.API.STREAM.NAMES'];
+  // Putting and deleting an object purges its old chunks.
+  const objects = [
+    ...streamApi(`OBJ_${bucket}`),
+    `$JS.API.STREAM.PURGE.OBJ_${bucket}`,
+    `$O.${bucket}.>`,
+    '$JS.API.STREAM.NAMES',
+  ];
   const principalChanged = p('enrollment.principal_changed');
   const inbox = `${inboxPrefixOf(user)}.>`;
   const base = { publish: ['$JS.API.INFO'], subscribe: [inbox] };

@@ -2,8 +2,8 @@
 // `npm start` and the tests: own config file, a free port, JetStream in its own directory.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, connect as tcp } from 'node:net';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { authorizationBlock, NATS_USERS, type NatsUser, passwordVariable } from './nats-auth.ts';
 
@@ -32,17 +32,6 @@ export function freePort(): Promise<number> {
   });
 }
 
-function accepting(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = tcp({ host: '127.0.0.1', port });
-    s.once('connect', () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.once('error', () => resolve(false));
-  });
-}
-
 /**
  * Passwords of the users in `dir/nats-users.json`, generated on first use and kept, so that a
  * second `npm start` (or a process started by hand) finds the same ones.
@@ -56,13 +45,26 @@ export function natsPasswords(dir: string): Record<NatsUser, string> {
   return passwords as Record<NatsUser, string>;
 }
 
-/** Starts nats-server in `dir` for subjects under `prefix`; resolves once it accepts connections. */
+/**
+ * Starts nats-server in `dir` for subjects under `prefix`; resolves once it is ready. Without a
+ * `port` it takes a free one, and another if that was taken meanwhile (a busy machine).
+ */
 export async function startOwnNats(dir: string, prefix: string, port?: number): Promise<OwnNats> {
-  if (!existsSync(NATS_SERVER))
+  if (!existsSync(NATS_SERVER)) {
     throw new Error(`nats-server is missing at ${NATS_SERVER}: apt-get install nats-server`);
+  }
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(dir, prefix, port ?? (await freePort()));
+    } catch (err) {
+      if (port !== undefined || attempt >= 3) throw err;
+    }
+  }
+}
+
+async function startOnce(dir: string, prefix: string, listen: number): Promise<OwnNats> {
   mkdirSync(join(dir, 'jetstream'), { recursive: true });
   const passwords = natsPasswords(dir);
-  const listen = port ?? (await freePort());
   const logFile = join(dir, 'nats-server.log');
   const conf = join(dir, 'nats.conf');
   writeFileSync(
@@ -70,25 +72,41 @@ export async function startOwnNats(dir: string, prefix: string, port?: number): 
     [
       `listen: "127.0.0.1:${listen}"`,
       `jetstream { store_dir: ${JSON.stringify(join(dir, 'jetstream'))} }`,
-      `log_file: ${JSON.stringify(logFile)}`,
       // As in deployment: the passwords reach nats-server through its environment.
       authorizationBlock(prefix, 'env'),
     ].join('\n'),
     { mode: 0o600 },
   );
   const env = Object.fromEntries(NATS_USERS.map((u) => [passwordVariable(u), passwords[u]]));
+  // The log goes to stderr (into the file, and read here for the ready line or the reason it stopped).
   const child: ChildProcess = spawn(NATS_SERVER, ['-c', conf], {
-    stdio: 'ignore',
+    stdio: ['ignore', 'ignore', 'pipe'],
     env: { PATH: process.env.PATH, ...env },
   });
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  const deadline = Date.now() + 10_000;
-  while (!(await accepting(listen))) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      throw new Error(`nats-server did not start (see ${logFile})`);
+  let log = '';
+  let ready = false;
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => fail('did not get ready within 30 s'), 30_000);
+    function fail(why: string) {
+      clearTimeout(timer);
+      child.kill('SIGTERM');
+      reject(new Error(`nats-server ${why}:\n${log.slice(-2000)}`));
     }
-    await new Promise((r) => setTimeout(r, 50));
-  }
+    child.stderr?.on('data', (chunk: Buffer) => {
+      appendFileSync(logFile, chunk);
+      if (ready) return;
+      log += chunk.toString();
+      if (log.includes('Server is ready')) {
+        ready = true;
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => {
+      if (!ready) fail(`exited with ${code}`);
+    });
+  });
   const url = `nats://127.0.0.1:${listen}`;
   return {
     url,

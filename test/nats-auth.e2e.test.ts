@@ -13,8 +13,10 @@ import { connect, ErrorCode, type NatsConnection, type NatsError } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnTs } from '../bench/harness.ts';
 import { freePort, type OwnNats, startOwnNats } from '../scripts/nats-server.ts';
+import { HomeworkFiles } from '../services/edge/src/homework-files.ts';
 import { EnrollmentAdmin } from '../services/enrollment/src/admin.ts';
 import type { EnrollmentDb } from '../services/enrollment/src/db.ts';
+import { FileStore } from '../services/homework/src/file-store.ts';
 import { connectAgent, data } from './support/clients.ts';
 import { CURATOR, EXAMPLES, publishMap } from './support/lessons.ts';
 
@@ -30,7 +32,7 @@ let token: string;
 let course: string;
 
 /** A connection as one of the generated users. */
-function connectAs(user: 'lessons' | 'operator' | 'homework') {
+function connectAs(user: 'lessons' | 'operator' | 'homework' | 'edge') {
   const env = nats.envFor(user);
   return connect(natsOptions({ NATS_URL: env.NATS_URL, NATS_USER: user, NATS_PASSWORD: env.NATS_PASSWORD }, user));
 }
@@ -111,6 +113,25 @@ describe('NATS users and subject permissions', () => {
     }
     const log = await readFile(nats.logFile, 'utf8');
     expect(log).toContain(`Publish Violation - User "lessons", Subject "${prefix}.courses.create_course"`);
+  });
+
+  it('let the edge put homework files into the object store and homework check and remove them', async () => {
+    const edge = await connectAs('edge');
+    const homework = await connectAs('homework');
+    try {
+      const staged = await new HomeworkFiles(edge, prefix, 'x'.repeat(32)).stage([
+        { name: 'notes.txt', content: Buffer.from('конспект').toString('base64') },
+      ]);
+      const object = (staged[0] as { object: string }).object;
+      const store = new FileStore(homework, prefix);
+      expect(await store.info(object)).toMatchObject({ size: Buffer.byteLength('конспект') });
+      expect((await store.list()).map((o) => o.name)).toContain(object);
+      await store.discard([object]);
+      expect(await store.info(object)).toBeNull();
+    } finally {
+      await edge.close();
+      await homework.close();
+    }
   });
 
   it('let the platform work end to end: whoami, enroll, course_outline and start_lesson through the edge', async () => {
