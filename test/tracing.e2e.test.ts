@@ -1,9 +1,11 @@
 // Issue 18.4: one tool call is one trace, from the edge through NATS to the service, its queries and
 // its outbox publish; every log line of the call carries the trace id.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { createLogger, setupTracing } from '@studium/platform';
+import { createLogger, setupTracing, stopTracing } from '@studium/platform';
 import { createTestEnv, eventually, type TestEnv } from '@studium/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { card, seedCards } from '../services/enrollment/test/support/cards.ts';
@@ -18,7 +20,7 @@ let agent: AgentClient;
 const lines: Array<Record<string, unknown>> = [];
 
 beforeAll(async () => {
-  setupTracing('test', { exporter });
+  await setupTracing('test', { exporter });
   const base = await createTestEnv('tracing');
   // One logger for both services, writing to memory: every line the call makes is read back.
   const sink = new Writable({
@@ -93,9 +95,35 @@ describe('a tool call through the edge', () => {
   });
 });
 
+describe('with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
+  it('exports the spans over OTLP/HTTP', async () => {
+    const bodies: string[] = [];
+    const collector = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        if (req.url === '/v1/traces') bodies.push(body);
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((r) => collector.listen(0, '127.0.0.1', r));
+    try {
+      const { port } = collector.address() as AddressInfo;
+      await setupTracing('edge', { env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` } });
+      await agent.callTool('whoami', {});
+      await stopTracing();
+      const sent = bodies.join('\n');
+      expect(sent).toContain('tool whoami');
+      expect(sent).toContain('enrollment.whoami');
+    } finally {
+      collector.close();
+    }
+  });
+});
+
 describe('without an exporter (the default)', () => {
   it('records nothing, and log lines of one call still share a trace id', async () => {
-    setupTracing('test', { env: {} });
+    await setupTracing('test', { env: {} });
     exporter.reset();
     lines.length = 0;
     await agent.callTool('whoami', {});

@@ -48,7 +48,7 @@ export interface RunOptions<DB> {
  * service stop), stop the relays and consumers (app), stop retention, drain NATS, end the pool.
  */
 export async function runService<DB>(opts: RunOptions<DB>): Promise<void> {
-  setupTracing(opts.name);
+  await setupTracing(opts.name);
   const log = createLogger(opts.name, opts.config.LOG_LEVEL);
   let trust: ReturnType<typeof trustFromEnv>;
   try {

@@ -19,7 +19,7 @@ import type { EdgeDb } from './audit.ts';
 import { EdgeConfig, SCHEMA } from './config.ts';
 
 const config = loadConfig(EdgeConfig);
-setupTracing('edge');
+await setupTracing('edge');
 const log = createLogger('edge', config.LOG_LEVEL);
 let trust: BusTrust;
 try {
