@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
 import { defineOperation, ok, type Principal } from '@studium/contracts';
 import {
   createBus,
@@ -158,5 +160,24 @@ describe('keys from the environment', () => {
     expect(() => trustFromEnv({ EDGE_PUBLIC_KEY: 'bm90IGEga2V5' }, 'service')).toThrow(/^bad edge key/);
     const trust = trustFromEnv({ NODE_ENV: 'production', EDGE_SIGNING_KEY: TEST_KEYS.privateKey }, 'edge');
     expect(trust.signer).toBeDefined();
+  });
+
+  it('stops a service started without the key in production with one line', async () => {
+    const main = resolve(import.meta.dirname, '../../../services/lessons/src/main.ts');
+    const { EDGE_PUBLIC_KEY: _drop, ...rest } = process.env;
+    const child = spawn(process.execPath, ['--import', 'tsx', main], {
+      env: { ...rest, NODE_ENV: 'production', EDGE_SIGNING_KEY: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    const code = await new Promise((r) => child.once('exit', r));
+    expect(code).toBe(1);
+    const lines = out.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0] as string).msg).toBe(
+      'EDGE_PUBLIC_KEY is not set: the bus cannot prove or check who calls',
+    );
   });
 });
