@@ -1,12 +1,15 @@
 // Issue 18.4: one tool call is one trace, from the edge through NATS to the service, its queries and
 // its outbox publish; every log line of the call carries the trace id.
+import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { createLogger, setupTracing, stopTracing } from '@studium/platform';
+import { COURSE_CARD_CHANGED } from '@studium/contracts';
+import { createLogger, injectTrace, setupTracing, stopTracing, streamNames, tracer } from '@studium/platform';
 import { createTestEnv, eventually, type TestEnv } from '@studium/testing';
+import { headers } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { card, seedCards } from '../services/enrollment/test/support/cards.ts';
 import { type AgentClient, connectAgent, data } from './support/clients.ts';
@@ -92,6 +95,36 @@ describe('a tool call through the edge', () => {
     });
     const served = published.spans.find((s) => s.name === 'enrollment.enroll');
     expect(parentOf(published.p)).toBe(served?.spanContext().spanId);
+  });
+});
+
+describe('an event published in a traced call', () => {
+  it('is consumed in a span of that trace', async () => {
+    exporter.reset();
+    const next = card('trace-course');
+    await tracer.startActiveSpan('publisher', async (span) => {
+      const h = headers();
+      h.set('Nats-Msg-Id', randomUUID());
+      injectTrace(h);
+      const envelope = { id: randomUUID(), type: COURSE_CARD_CHANGED, occurred_at: next.at, data: next };
+      await env.nc
+        .jetstream()
+        .publish(streamNames(env.prefix).subject(COURSE_CARD_CHANGED), JSON.stringify(envelope), { headers: h });
+      span.end();
+    });
+    const publisher = exporter.getFinishedSpans().find((s) => s.name === 'publisher');
+    const consumed = await eventually(async () => {
+      const c = exporter.getFinishedSpans().find((s) => s.name === `${env.prefix}.${COURSE_CARD_CHANGED} consume`);
+      if (!c) throw new Error('not consumed yet');
+      return c;
+    });
+    expect(parentOf(consumed)).toBe(publisher?.spanContext().spanId);
+    // The consumer's queries are spans of the same trace.
+    expect(
+      exporter
+        .getFinishedSpans()
+        .some((s) => s.name.startsWith('pg ') && parentOf(s) === consumed.spanContext().spanId),
+    ).toBe(true);
   });
 });
 

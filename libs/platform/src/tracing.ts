@@ -127,3 +127,25 @@ export function traceFields(): { trace_id?: string; span_id?: string } {
   const { traceId, spanId } = span.spanContext();
   return { trace_id: traceId, span_id: spanId };
 }
+
+/**
+ * Runs a consumer's handling of one stream message in a CONSUMER span under the trace its
+ * publisher sent (`traceparent`, set by the outbox relay for an event of a traced call); a message
+ * without one is handled as it is.
+ */
+export function consumeTraced<T>(m: { subject: string; headers?: MsgHdrs }, fn: () => Promise<T>): Promise<T> {
+  if (!m.headers?.get('traceparent')) return fn();
+  // The sampler decides from the publisher's flags (a remote parent is never "recording" here).
+  return context.with(extractTrace(m.headers), () =>
+    tracer.startActiveSpan(`${m.subject} consume`, { kind: SpanKind.CONSUMER }, async (span) => {
+      try {
+        return await fn();
+      } catch (err) {
+        failSpan(span, err);
+        throw err;
+      } finally {
+        span.end();
+      }
+    }),
+  );
+}
