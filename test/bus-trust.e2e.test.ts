@@ -1,5 +1,13 @@
 // Issue 17.1: a client that reaches NATS but is not the edge cannot act as anyone.
-import { create_course, list_courses, type Principal, phraseFor, set_space, whoami } from '@studium/contracts';
+import {
+  coursesTakeClosedReports,
+  create_course,
+  list_courses,
+  type Principal,
+  phraseFor,
+  set_space,
+  whoami,
+} from '@studium/contracts';
 import { generateEdgeKeys, PRINCIPAL_HEADER, principalSigner } from '@studium/platform';
 import { createTestEnv, TEST_KEYS, type TestEnv } from '@studium/testing';
 import { connect, headers, type NatsConnection, ServiceError } from 'nats';
@@ -125,6 +133,12 @@ describe('the bus refuses a principal the edge did not sign', () => {
       expect(reply, name).not.toHaveProperty('ok');
     }
     expect(await counts()).toEqual(before);
+  });
+
+  it('lets an internal operation act only for the user whose signed principal it carries', async () => {
+    const ask = (user: string) => env.bus.request(coursesTakeClosedReports, student, { user, course: 'crs_x' });
+    expect(await ask(student.user)).toEqual({ ok: true, data: { reports: [] } });
+    await expect(ask('someone@test')).rejects.toMatchObject({ status: 403 });
   });
 
   it('answers the spec’s 403 phrase when an edge signs with a key the services do not know', async () => {

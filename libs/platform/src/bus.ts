@@ -93,6 +93,16 @@ export function checkDeadline(ctx: Pick<CallContext, 'signal'>): void {
   if (ctx.signal?.aborted) throw new Failure(504, 'deadline passed');
 }
 
+/**
+ * For an internal operation that names the user it acts for in its arguments: when the request
+ * carries the caller's signed principal (passed on by the service that asks), it must be that
+ * user's, or the request is a 403, so a service cannot ask for another user than its caller's.
+ * A request without a principal (a job, the operator's scripts) is left to the NATS permissions.
+ */
+export function checkActsFor(ctx: Pick<CallContext, 'principal'>, user: string): void {
+  if (ctx.principal && ctx.principal.user !== user) throw new Failure(403, 'acts for another user than its caller');
+}
+
 /** One endpoint of a service: a contract and its handler. */
 export interface Endpoint {
   contract: Contract;
