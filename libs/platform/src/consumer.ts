@@ -16,6 +16,7 @@ import {
 import type { Logger } from './log.ts';
 import { platformMetrics } from './metrics.ts';
 import { type RunningConsumer, superviseConsumer } from './supervisor.ts';
+import { consumeTraced } from './tracing.ts';
 
 export interface ConsumerOptions<DB> {
   nc: NatsConnection;
@@ -145,7 +146,7 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
     log: opts.log,
     open,
     async run(messages) {
-      for await (const m of messages) await take(m);
+      for await (const m of messages) await consumeTraced(m, () => take(m));
     },
     restartDelayMs: opts.restartDelayMs,
     metrics: opts.metrics,

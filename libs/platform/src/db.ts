@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { traceQueries } from './db-tracing.ts';
 import type { Logger } from './log.ts';
 
 // Timestamps stay ISO strings end to end; bigint counts become numbers.
@@ -60,6 +61,7 @@ function newPool(url: string, schema: string, max: number, prepared: boolean): p
   // connection would emit an unhandled 'error' and crash the process. Its queries reject anyway.
   pool.on('connect', (client) => {
     client.on('error', () => {});
+    traceQueries(client);
   });
   return pool;
 }

@@ -1,4 +1,4 @@
-import { connect, type NatsConnection } from 'nats';
+import { type ConnectionOptions, connect, type NatsConnection } from 'nats';
 import type { Logger } from './log.ts';
 
 /** A start-up failure that waiting cannot fix (a malformed URL, a wrong password, no such database). */
@@ -68,10 +68,10 @@ export async function retryStartup<T>(
 }
 
 /** Connects to NATS, waiting for the server as long as it takes (and reconnecting forever after). */
-export function connectNats(servers: string, name: string, log: Logger): Promise<NatsConnection> {
+export function connectNats(options: ConnectionOptions, log: Logger): Promise<NatsConnection> {
   return retryStartup(
     'nats',
-    () => connect({ servers, name, maxReconnectAttempts: -1, waitOnFirstConnect: false, timeout: 5_000 }),
+    () => connect({ maxReconnectAttempts: -1, ...options, waitOnFirstConnect: false, timeout: 5_000 }),
     log,
   );
 }

@@ -1,5 +1,5 @@
 import { coursesTakeClosedReports, ok } from '@studium/contracts';
-import { endpoint } from '@studium/platform';
+import { checkActsFor, endpoint } from '@studium/platform';
 import { studentReportView } from '../domain/report-view.ts';
 import type { CoursesDeps } from '../store.ts';
 
@@ -8,11 +8,17 @@ import type { CoursesDeps } from '../store.ts';
  * course not delivered yet, marked delivered in the same transaction, so each arrives once.
  */
 export function takeClosedReportsHandler({ transaction }: CoursesDeps) {
-  return endpoint(coursesTakeClosedReports, async (args) =>
-    transaction(async (s) => {
-      const rows = await s.reports.takeClosed(args.user, args.course);
-      const inherited = await s.reports.inheritedResolutions(rows);
-      return ok({ reports: rows.map((r) => studentReportView(r, inherited)) });
-    }),
+  return endpoint(
+    coursesTakeClosedReports,
+    async (args, ctx) => {
+      checkActsFor(ctx, args.user);
+      return transaction(async (s) => {
+        const rows = await s.reports.takeClosed(args.user, args.course);
+        const inherited = await s.reports.inheritedResolutions(rows);
+        return ok({ reports: rows.map((r) => studentReportView(r, inherited)) });
+      });
+    },
+    // lessons passes on the student of its start_lesson.
+    { forwarded: true },
   );
 }

@@ -1,5 +1,5 @@
 import { homeworkEmptyBlocks, homeworkLessonContext, lessonId, ok, parseLessonId } from '@studium/contracts';
-import { endpoint } from '@studium/platform';
+import { checkActsFor, endpoint } from '@studium/platform';
 import { type CourseGateway, findLesson } from '../courses.ts';
 import { isFilled, sectionState } from '../domain/document.ts';
 import { homeworkTask, isOverdue } from '../domain/homework.ts';
@@ -41,42 +41,54 @@ async function lessonSections(
 
 /** homework.lesson_context (start_lesson → homework): the lesson's document sections and the previous lesson's homework. */
 export function lessonContextHandler(deps: Deps) {
-  return endpoint(homeworkLessonContext, async (args) => {
-    const { release, sections } = await lessonSections(deps, args);
-    if ('ok' in release) return release;
-    let previous = null;
-    const prevLesson = args.previous_lesson ? findLesson(release.content, keyOf(args.previous_lesson)) : undefined;
-    const task = prevLesson ? homeworkTask(prevLesson) : null;
-    const id = prevLesson ? lessonId(args.course, prevLesson.key) : null;
-    // No submission row: the student never passed that lesson in this space, so nothing was
-    // assigned (my_homework has no such item either) — null, not a made-up «Assigned».
-    const row = id && task ? await deps.submissions.find(args.user, id, args.space) : undefined;
-    if (prevLesson && task && id && row) {
-      const status = row.status;
-      previous = {
-        lesson: id,
-        lesson_title: prevLesson.title,
-        title: task.title,
-        status,
-        due_at: row.due_at ?? null,
-        overdue: isOverdue(status, row.due_at ?? null),
-        version: row.version ?? null,
-        last_comment: row.last_comment ?? null,
-      };
-    }
-    return ok({ artifact_blocks: sections, previous_homework: previous });
-  });
+  return endpoint(
+    homeworkLessonContext,
+    async (args, ctx) => {
+      // lessons passes on the student of its start_lesson.
+      checkActsFor(ctx, args.user);
+      const { release, sections } = await lessonSections(deps, args);
+      if ('ok' in release) return release;
+      let previous = null;
+      const prevLesson = args.previous_lesson ? findLesson(release.content, keyOf(args.previous_lesson)) : undefined;
+      const task = prevLesson ? homeworkTask(prevLesson) : null;
+      const id = prevLesson ? lessonId(args.course, prevLesson.key) : null;
+      // No submission row: the student never passed that lesson in this space, so nothing was
+      // assigned (my_homework has no such item either) — null, not a made-up «Assigned».
+      const row = id && task ? await deps.submissions.find(args.user, id, args.space) : undefined;
+      if (prevLesson && task && id && row) {
+        const status = row.status;
+        previous = {
+          lesson: id,
+          lesson_title: prevLesson.title,
+          title: task.title,
+          status,
+          due_at: row.due_at ?? null,
+          overdue: isOverdue(status, row.due_at ?? null),
+          version: row.version ?? null,
+          last_comment: row.last_comment ?? null,
+        };
+      }
+      return ok({ artifact_blocks: sections, previous_homework: previous });
+    },
+    { forwarded: true },
+  );
 }
 
 /** homework.empty_blocks (complete_lesson → homework): this lesson's sections still not filled. */
 export function emptyBlocksHandler(deps: Deps) {
-  return endpoint(homeworkEmptyBlocks, async (args) => {
-    const { release, sections } = await lessonSections(deps, args);
-    if ('ok' in release) return release;
-    return ok({
-      empty_blocks: sections
-        .filter((s) => !s.filled)
-        .map((s) => ({ artifact: s.artifact, key: s.key, title: s.title })),
-    });
-  });
+  return endpoint(
+    homeworkEmptyBlocks,
+    async (args, ctx) => {
+      checkActsFor(ctx, args.user);
+      const { release, sections } = await lessonSections(deps, args);
+      if ('ok' in release) return release;
+      return ok({
+        empty_blocks: sections
+          .filter((s) => !s.filled)
+          .map((s) => ({ artifact: s.artifact, key: s.key, title: s.title })),
+      });
+      // lessons passes on the student of its complete_lesson or submit_answer.
+    },
+    { forwarded: true },
+  );
 }

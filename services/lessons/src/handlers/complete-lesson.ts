@@ -35,13 +35,19 @@ export function completeLessonHandler(deps: LessonsDeps) {
       });
     });
     if (!reply.ok) return reply;
-    reply.data.empty_blocks = await fetchEmptyBlocks(deps.bus, deps.log, deps.config.CONTEXT_TIMEOUT_MS, {
-      user: session.user_id,
-      course: session.course,
-      release: active.release,
-      lesson: session.lesson_key,
-      space: session.space,
-    });
+    reply.data.empty_blocks = await fetchEmptyBlocks(
+      deps.bus,
+      deps.log,
+      deps.config.CONTEXT_TIMEOUT_MS,
+      {
+        user: session.user_id,
+        course: session.course,
+        release: active.release,
+        lesson: session.lesson_key,
+        space: session.space,
+      },
+      principal,
+    );
     return reply;
   });
 }

@@ -78,15 +78,21 @@ async function startLesson(
     web = { demoLeft: limit - counted };
   }
 
-  const ctxPromise = fetchLessonContext(deps.bus, deps.log, deps.config.CONTEXT_TIMEOUT_MS, {
-    user,
-    course,
-    release: release.release,
-    lesson: key,
-    previousLesson: placed.index > 0 ? (release.order[placed.index - 1] ?? null) : null,
-    space: access.data.space,
-    keys: release.content.course.learn_about_student.map((l) => l.key),
-  });
+  const ctxPromise = fetchLessonContext(
+    deps.bus,
+    deps.log,
+    deps.config.CONTEXT_TIMEOUT_MS,
+    {
+      user,
+      course,
+      release: release.release,
+      lesson: key,
+      previousLesson: placed.index > 0 ? (release.order[placed.index - 1] ?? null) : null,
+      space: access.data.space,
+      keys: release.content.course.learn_about_student.map((l) => l.key),
+    },
+    principal,
+  );
   const lesson = placed.lesson;
   await deps.runs.ensure(deps.db, { user, name: principal.full_name, course, lessonKey: key, title: lesson.title });
   const runRow = await deps.runs.findLive(user, course, key);
