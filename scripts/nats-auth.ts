@@ -1,6 +1,7 @@
 // NATS users and subject permissions, one user per deployable (docs/decisions.md, "Trust model").
 // The same table writes the deployment config (passwords from the environment) and the one
 // `npm start` and the tests run nats-server with (passwords generated).
+import { randomBytes } from 'node:crypto';
 import { homeworkBucket, inboxPrefixOf, streamNames } from '@studium/platform';
 
 /** The users: every deployable on the bus, and `operator` for the CLI (releases, seeding, dead letters). */
@@ -117,6 +118,15 @@ export function permissionsOf(user: NatsUser, prefix: string): { publish: string
 }
 
 const quote = (s: string) => JSON.stringify(s);
+
+/**
+ * A new NATS password. nats-server parses the value of a `$VARIABLE` it reads from its
+ * environment as a config value: one that starts with a digit is read as a number and the server
+ * refuses to start. A letter, then hex digits, is always a plain string.
+ */
+export function newNatsPassword(): string {
+  return `p${randomBytes(24).toString('hex')}`;
+}
 
 /** The environment variable with a user's password, for nats-server and for the user's process. */
 export function passwordVariable(user: NatsUser): string {

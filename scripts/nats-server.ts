@@ -1,11 +1,10 @@
 // Runs Debian's nats-server with the generated users and permissions (scripts/nats-auth.ts), for
 // `npm start` and the tests: own config file, a free port, JetStream in its own directory.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { authorizationBlock, NATS_USERS, type NatsUser, passwordVariable } from './nats-auth.ts';
+import { authorizationBlock, NATS_USERS, type NatsUser, newNatsPassword, passwordVariable } from './nats-auth.ts';
 
 export const NATS_SERVER = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
 
@@ -39,7 +38,7 @@ export function freePort(): Promise<number> {
 export function natsPasswords(dir: string): Record<NatsUser, string> {
   const file = join(dir, 'nats-users.json');
   if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8'));
-  const passwords = Object.fromEntries(NATS_USERS.map((u) => [u, randomBytes(18).toString('base64url')]));
+  const passwords = Object.fromEntries(NATS_USERS.map((u) => [u, newNatsPassword()]));
   mkdirSync(dir, { recursive: true });
   writeFileSync(file, JSON.stringify(passwords), { mode: 0o600 });
   return passwords as Record<NatsUser, string>;

@@ -1,11 +1,10 @@
 // `npm run secrets -- env|k8s`: fresh secrets of a deployment — the edge's key pair for signed
 // principals and one NATS password per user — as a .env file for docker-compose or as k8s Secrets.
-import { randomBytes } from 'node:crypto';
 import { generateEdgeKeys } from '@studium/platform';
-import { NATS_USERS, passwordVariable } from './nats-auth.ts';
+import { NATS_USERS, newNatsPassword, passwordVariable } from './nats-auth.ts';
 
 const keys = generateEdgeKeys();
-const nats = Object.fromEntries(NATS_USERS.map((u) => [passwordVariable(u), randomBytes(24).toString('base64url')]));
+const nats = Object.fromEntries(NATS_USERS.map((u) => [passwordVariable(u), newNatsPassword()]));
 const format = process.argv[2] ?? 'env';
 
 if (format === 'env') {

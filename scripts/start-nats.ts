@@ -10,7 +10,7 @@ import { NATS_SERVER, startOwnNats } from './nats-server.ts';
 export interface StartNats {
   url: string;
   /** The environment of a process that connects as `user` (empty on an unauthenticated server). */
-  envFor(user: NatsUser | 'mailer'): Record<string, string>;
+  envFor(user: NatsUser): Record<string, string>;
   /** How the platform reaches NATS, for the start-up banner. */
   describe: string;
   stop(): Promise<void>;
@@ -25,7 +25,7 @@ export async function startNats(opts: { home: string; prefix: string; port: numb
   const own = await startOwnNats(resolve(opts.home, 'nats'), opts.prefix, opts.port);
   return {
     url: own.url,
-    envFor: (user) => (user === 'mailer' ? {} : own.envFor(user)),
+    envFor: (user) => own.envFor(user),
     describe: `${own.url} (own nats-server, a user per service; log ${own.logFile})`,
     stop: () => own.stop(),
   };

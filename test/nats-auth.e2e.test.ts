@@ -41,7 +41,13 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'studium-nats-'));
   nats = await startOwnNats(dir, prefix);
   await ensureDatabase(databaseUrl);
-  const common = { DATABASE_URL: databaseUrl, SUBJECT_PREFIX: prefix, LOG_LEVEL: 'info', HEALTH_PORT: '0' };
+  const common = {
+    DATABASE_URL: databaseUrl,
+    SUBJECT_PREFIX: prefix,
+    LOG_LEVEL: 'info',
+    HEALTH_PORT: '0',
+    FILE_URL_SECRET: randomBytes(32).toString('hex'),
+  };
   const started = /"msg":"service started"/;
   for (const name of ['enrollment', 'courses', 'lessons', 'homework', 'knowledge'] as const) {
     const { child } = await spawnTs(`services/${name}/src/main.ts`, { ...common, ...nats.envFor(name) }, started);
