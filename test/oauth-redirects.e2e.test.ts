@@ -350,6 +350,28 @@ describe('credentials at rest', () => {
     const rotated = await tokenRequest({ grant_type: 'refresh_token', refresh_token: refresh, client_id: clientId });
     expect(rotated.status).toBe(200);
   }, 60_000);
+  it('keeps no sign-in session id at rest: an open consent interaction does not hold the session cookie', async () => {
+    const clientId = await clientFor([callback.url]);
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(authUrl(clientId, callback.url).href, { waitUntil: 'domcontentloaded' });
+      await page.type('#login', 'sasha@test');
+      await page.type('#password', PASSWORD);
+      await Promise.all([page.waitForNavigation({ waitUntil: 'domcontentloaded' }), page.click('#submit')]);
+      // Signed in, the consent page open: its interaction row names the session.
+      expect(await page.$('#allow')).not.toBeNull();
+      const session = (await context.cookies()).find((c) => c.name === '_session')?.value;
+      expect(session).toBeTruthy();
+      const rows = await edge.database.pool.query(`select kind, id, payload::text as payload from edge.oauth_store`);
+      expect(rows.rows.some((r) => r.kind === 'Interaction')).toBe(true);
+      expect(rows.rows.some((r) => r.kind === 'Session' && r.id === storedId(session as string))).toBe(true);
+      const all = rows.rows.map((r) => `${r.id} ${r.payload}`).join('\n');
+      expect(all).not.toContain(session);
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
 });
 
 describe('discovery by either loopback name', () => {
