@@ -274,6 +274,33 @@ describe('the consent page', () => {
     );
     expect(grants.rows[0].n).toBe(0);
   }, 60_000);
+  it('does not let a student into /authoring by naming it beside /mcp', async () => {
+    const clientId = await clientFor([callback.url]);
+    const url = authUrl(clientId, callback.url);
+    url.searchParams.append('resource', `${edge.url}/authoring`);
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    try {
+      await page.goto(url.href, { waitUntil: 'domcontentloaded' });
+      await page.type('#login', 'sasha@test');
+      await page.type('#password', PASSWORD);
+      const [res] = await Promise.all([
+        page.waitForNavigation({ waitUntil: 'domcontentloaded' }),
+        page.click('#submit'),
+      ]);
+      expect(res?.status()).toBe(403);
+      expect(await page.$('#allow')).toBeNull();
+      const uid = new URL(page.url()).pathname.split('/')[2] as string;
+      const forced = await context.request.post(`${edge.url}/signin/${uid}/consent`, { maxRedirects: 0 });
+      expect(forced.status()).toBe(403);
+    } finally {
+      await context.close();
+    }
+    const grants = await edge.database.pool.query(
+      `select count(*)::int as n from edge.oauth_store where kind = 'Grant' and account_id = 'sasha@test' and payload::text like '%/authoring%'`,
+    );
+    expect(grants.rows[0].n).toBe(0);
+  }, 60_000);
 });
 
 describe('scopes and metadata', () => {
