@@ -243,7 +243,7 @@ export async function buildApp(deps: EdgeDeps) {
   );
   // Prometheus scrapes pod IPs with whatever Host it likes: a port of its own, outside the Host
   // allow-list, that the Service behind the Ingress does not expose.
-  const scrape = config.METRICS_PORT ? await startMetricsServer(config.METRICS_PORT, metrics.registry) : null;
+  let scrape: Server | null = null;
 
   app.addHook('onClose', async () => {
     scrape?.close();
@@ -251,6 +251,13 @@ export async function buildApp(deps: EdgeDeps) {
     oauth?.stop();
     await Promise.all(Object.values(handlers).map((h) => h.handler.close()));
   });
+  if (config.METRICS_PORT) {
+    // A port that cannot be had (taken, not allowed) is a start-up error like any other setting.
+    scrape = await startMetricsServer(config.METRICS_PORT, metrics.registry).catch(async (err) => {
+      await app.close();
+      throw new Error(`METRICS_PORT ${config.METRICS_PORT}: ${(err as Error).message}`);
+    });
+  }
   return app;
 }
 
@@ -260,7 +267,13 @@ function startMetricsServer(port: number, registry: Registry): Promise<Server> {
     if (req.method !== 'GET' || req.url !== '/metrics') return void res.writeHead(404).end();
     void registry.metrics().then((body) => res.writeHead(200, { 'content-type': registry.contentType }).end(body));
   });
-  return new Promise((resolve) => server.listen(port, '0.0.0.0', () => resolve(server)));
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '0.0.0.0', () => {
+      server.off('error', reject);
+      resolve(server);
+    });
+  });
 }
 
 function hostname(host: string | undefined): string | null {
