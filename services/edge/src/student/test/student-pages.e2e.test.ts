@@ -149,6 +149,21 @@ describe('the lesson page from lesson_url', () => {
   }, 60_000);
 });
 
+describe('the course page', () => {
+  it('lists chapters and lessons with goal statuses, document sections and homework, never items', async () => {
+    await page.goto(`${w.url}/courses/${w.stack.course}`);
+    const lesson = page.locator(`[data-lesson="${lessonBoth()}"]`);
+    await lesson.waitFor();
+    expect(await lesson.textContent()).toContain('разобрана');
+    expect(await lesson.textContent()).toContain('Разделы документа: Команда');
+    expect(await lesson.locator(`a[href$="#homework"]`).count()).toBe(1);
+    const content = String(await page.textContent('.content'));
+    expect(content).not.toContain('Упражнение');
+    expect(content).not.toContain('Ученица показала');
+    await shoot('course', `/courses/${w.stack.course}`);
+  }, 60_000);
+});
+
 describe('documents and profile', () => {
   it('fills a document section by hand and the agent reads it in artifact', async () => {
     await page.goto(`${w.url}/documents`);
@@ -333,6 +348,22 @@ describe('CSRF, bounds and sign-out', () => {
     await fp.fill('#password', 'anna-secret-pass-1');
     await Promise.all([fp.waitForURL((u) => !u.pathname.startsWith('/login')), fp.click('#submit')]);
     expect(new URL(fp.url()).host).toBe(new URL(w.url).host);
+    // Guessing passwords: the login's window (LOGIN_ATTEMPTS_PER_MINUTE, 10) ends in 429.
+    await fresh.clearCookies();
+    await fp.goto(`${w.url}/login`);
+    // Every form answer carries a fresh token (cookie and field): each attempt sends the last one.
+    let token = String(await fp.getAttribute('input[name="csrf"]', 'value'));
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) {
+      const res = await fp.request.post(`${w.url}/login`, {
+        form: { login: 'nobody@hw', password: `guess-${i}`, csrf: token, next: '/' },
+        maxRedirects: 0,
+      });
+      statuses.push(res.status());
+      token = /name="csrf" value="([^"]+)"/.exec(await res.text())?.[1] ?? '';
+    }
+    expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
+    expect(statuses[10]).toBe(429);
     await fresh.close();
   }, 60_000);
 
