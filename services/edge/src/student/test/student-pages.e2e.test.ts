@@ -186,10 +186,30 @@ describe('documents and profile', () => {
     await rows.locator('.new-row textarea[name="topic"]').fill('Ретро раз в две недели');
     await rows.locator('.add-row').click();
     await rows.locator('tr[data-row="A1"]').waitFor();
+    await rows.locator('tr[data-row="A1"] textarea[name="driver"]').fill('Аня');
+    await rows.locator('tr[data-row="A1"] textarea[name="area"]').fill('Процессы');
+    await rows.locator('tr[data-row="A1"] .save-row').click();
+    const itemsOf = async () =>
+      (
+        data(
+          await w.anna.callTool('artifact', { course: w.stack.course, artifact: 'agreements_log', space: 'acme' }),
+        ) as {
+          artifact: { blocks: Array<{ key: string; items?: Array<Record<string, string>> }> };
+        }
+      ).artifact.blocks.find((b) => b.key === 'agreements')?.items ?? [];
+    await eventually(async () =>
+      expect(await itemsOf()).toEqual([{ id: 'A1', topic: 'Ретро раз в две недели', driver: 'Аня', area: 'Процессы' }]),
+    );
     await rows.locator('.new-row textarea[name="topic"]').fill('х'.repeat(4001));
     await rows.locator('.add-row').click();
     await rows.locator('.error').waitFor();
-    expect(await rows.locator('.error').textContent()).toMatch(/\S/);
+    expect(await rows.locator('.error').textContent()).toContain('4000');
+    await rows.locator('.new-row textarea[name="topic"]').fill('Временная');
+    await rows.locator('.add-row').click();
+    await rows.locator('tr[data-row="A2"]').waitFor();
+    await rows.locator('tr[data-row="A2"] .delete-row').click();
+    await rows.locator('tr[data-row="A2"]').waitFor({ state: 'detached' });
+    expect((await itemsOf()).map((r) => r.id)).toEqual(['A1']);
     await shoot('documents', '/documents');
   }, 60_000);
 
