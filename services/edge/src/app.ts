@@ -153,7 +153,7 @@ export async function buildApp(deps: EdgeDeps) {
     files,
     uploadBodyLimit: UPLOAD_BODY_LIMIT,
   });
-  await web.registerApp(studentApp(config.PUBLIC_URL));
+  await web.registerApp(studentApp());
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {
