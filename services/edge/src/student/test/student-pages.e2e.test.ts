@@ -403,3 +403,35 @@ describe('CSRF, bounds and sign-out', () => {
     expect(new URL(page.url()).pathname).toBe('/login');
   }, 60_000);
 });
+
+describe('behind a TLS-terminating proxy', () => {
+  it('marks the session cookie Secure when the proxy says https', async () => {
+    const { startEdge } = await import('../../../../../test/support/stack.ts');
+    const tls = await startEdge(w.env, { TRUST_PROXY: 'true' });
+    try {
+      const proto = { 'x-forwarded-proto': 'https' };
+      const form = await fetch(`${tls.url}/login`, { headers: proto });
+      const loginCookie = String(form.headers.get('set-cookie'));
+      expect(loginCookie).toContain('Secure');
+      const token = /name="csrf" value="([^"]+)"/.exec(await form.text())?.[1] ?? '';
+      const res = await fetch(`${tls.url}/login`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { ...proto, 'content-type': 'application/x-www-form-urlencoded', cookie: `studium_login=${token}` },
+        body: new URLSearchParams({
+          login: 'boris@hw',
+          password: 'boris-secret-pass-1',
+          csrf: token,
+          next: '/',
+        }).toString(),
+      });
+      expect(res.status).toBe(303);
+      const session = res.headers.getSetCookie().find((c) => c.startsWith('studium_session='));
+      expect(session).toMatch(/HttpOnly/);
+      expect(session).toMatch(/SameSite=Lax/);
+      expect(session).toMatch(/Secure/);
+    } finally {
+      await tls.close();
+    }
+  }, 60_000);
+});
