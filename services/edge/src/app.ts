@@ -17,8 +17,14 @@ import { createEdgeMetrics } from './metrics.ts';
 import { setupOAuth } from './oauth/index.ts';
 import { isOAuthPath } from './oauth/routes.ts';
 import { RateLimiter } from './rate-limit.ts';
+<<<<<<< HEAD
 import { authorGate, refuseNonAuthor, scopeChallenge, surfaceAuth } from './surface-auth.ts';
+=======
+import { studentApp } from './student/routes.ts';
+import { scopeChallenge, surfaceAuth } from './surface-auth.ts';
+>>>>>>> web
 import type { Caller } from './tools.ts';
+import { setupWeb } from './web/index.ts';
 
 // Schema messages reach agents and students: Russian, like every user-facing text.
 z.config(z.locales.ru());
@@ -146,6 +152,20 @@ export async function buildApp(deps: EdgeDeps) {
     timing: { aliveMs: config.AI_CHAT_ALIVE_MS, stallMs: config.AI_CHAT_STALL_MS, keepAliveMs: 15_000 },
   });
 
+  // The platform's web pages (DESIGN "Running"): one session sign-in, one folder per app.
+  const web = await setupWeb(app, {
+    bus,
+    db: deps.db as never,
+    redis,
+    log: deps.log,
+    config,
+    audit,
+    call: callDeps,
+    files,
+    uploadBodyLimit: UPLOAD_BODY_LIMIT,
+  });
+  await web.registerApp(studentApp(config.PUBLIC_URL));
+
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {
     const failed = await runChecks({
@@ -193,7 +213,8 @@ function originBase(origin: string): string {
  * batch limit, in base64, and the JSON around it — so a batch somewhat too large still reaches the
  * service and gets the spec's answer_too_large; a far larger body is HTTP 413.
  */
-const UPLOAD_BODY_LIMIT = Math.ceil(((LIMITS.homeworkBatchBytes + LIMITS.homeworkFileBytes) * 4) / 3) + 1024 * 1024;
+export const UPLOAD_BODY_LIMIT =
+  Math.ceil(((LIMITS.homeworkBatchBytes + LIMITS.homeworkFileBytes) * 4) / 3) + 1024 * 1024;
 
 /**
  * Errors fastify raises itself (a body over the route's limit, malformed JSON) and any a handler
