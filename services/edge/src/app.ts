@@ -17,12 +17,9 @@ import { createEdgeMetrics } from './metrics.ts';
 import { setupOAuth } from './oauth/index.ts';
 import { isOAuthPath } from './oauth/routes.ts';
 import { RateLimiter } from './rate-limit.ts';
-<<<<<<< HEAD
-import { authorGate, refuseNonAuthor, scopeChallenge, surfaceAuth } from './surface-auth.ts';
-=======
+import { cabinetApp } from './cabinet/routes.ts';
 import { studentApp } from './student/routes.ts';
-import { scopeChallenge, surfaceAuth } from './surface-auth.ts';
->>>>>>> web
+import { authorGate, refuseNonAuthor, scopeChallenge, surfaceAuth } from './surface-auth.ts';
 import type { Caller } from './tools.ts';
 import { setupWeb } from './web/index.ts';
 
@@ -165,6 +162,7 @@ export async function buildApp(deps: EdgeDeps) {
     uploadBodyLimit: UPLOAD_BODY_LIMIT,
   });
   await web.registerApp(studentApp(config.PUBLIC_URL));
+  await web.registerApp(cabinetApp());
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {
