@@ -171,7 +171,7 @@ describe('testers of a course not open yet', () => {
     expect((await refusal(env, course_testers, { course: 'course_nope' })).code).toBe('course_not_found');
     // The service re-checks the contract (the edge refuses it as invalid_arguments first).
     await expect(env.bus.request(grant_tester, curator, { course: c, user: 'not a login' })).rejects.toMatchObject({
-      status: 400,
+      status: 417,
     });
   });
 });
