@@ -66,7 +66,7 @@ function NoteCard({ note: n, onChange }: { note: Note; onChange: () => void }) {
     <div class="badges"><span class="badge">${NOTE_WORDS[n.status] ?? n.status}</span>
       ${n.waiting_on && html`<span class="badge info">${TURN_WORDS[n.waiting_on]}</span>`}
       <code>${n.target}</code><span class="muted">версия ${n.version ?? '—'}, ${when(n.created_at)}</span></div>
-    ${n.quote && html`<blockquote class="quote">${n.quote}</blockquote>`}
+    ${n.quote && html`<blockquote class="quote"><span class="who-said">Цитата:</span> ${n.quote}</blockquote>`}
     <p><b>${n.author}:</b> ${n.text}</p>
     <ol class="thread">${n.replies.map((r) => html`<li><b>${r.author}</b> <span class="muted">${when(r.created_at)}</span><p>${r.text}</p></li>`)}</ol>
     ${

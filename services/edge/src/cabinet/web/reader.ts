@@ -76,7 +76,7 @@ function LessonBlock({ course, lesson: l }: { course: string; lesson: Lesson }) 
         <p class="place" data-place=${`objective.${o.key}`}><b>Цель:</b> ${o.text} ${note(`objective.${o.key}`, o.key)}</p>
         <ul class="plain">${o.goals.map(
           (g) => html`<li class="place" data-place=${`goal.${l.key}/${g.key}`}>
-            <span class="badge">${g.kind}</span> ${g.title}${g.required ? '' : ' (необязательный)'} ${note(`goal.${l.key}/${g.key}`)}</li>`,
+            <span class="badge">${g.kind}</span> <span class="goal-title">${g.title}</span>${g.required ? '' : ' (необязательный)'} ${note(`goal.${l.key}/${g.key}`)}</li>`,
         )}</ul></div>`,
     )}
     ${
