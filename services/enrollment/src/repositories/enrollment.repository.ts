@@ -127,8 +127,10 @@ export class EnrollmentRepository {
         .where('user_id', '=', user)
         .where('course', '=', course)
         // A tester's enrollment counts while the grant stands or once the course is open (issue 24).
-        .where(sql<boolean>`not tester or exists (
-        select 1 from catalog c where c.course = enrollments.course and (c.status = 'published' or ${user} = any(c.testers)))`)
+        // (Parenthesised: a raw condition is not wrapped, and the `or` must not swallow the rest.)
+        .where(sql<boolean>`(not tester or exists (
+          select 1 from catalog c where c.course = enrollments.course
+            and (c.status = 'published' or ${user} = any(c.testers))))`)
         .execute()
     );
   }
