@@ -29,7 +29,12 @@ interface Page {
 
 const PAGE = 20;
 const OBJECTIVE_WORDS: Record<string, string> = { not_started: 'не начата', touched: 'начата', covered: 'разобрана' };
-const GOAL_WORDS: Record<string, string> = { open: 'не отмечен', done: 'разобран', planned: 'запланирован', not_needed: 'не нужен' };
+const GOAL_WORDS: Record<string, string> = {
+  open: 'не отмечен',
+  done: 'разобран',
+  planned: 'запланирован',
+  not_needed: 'не нужен',
+};
 const RUN_WORDS: Record<string, string> = {
   not_started: 'не начат',
   in_progress: 'идёт',
@@ -79,7 +84,9 @@ export function PassesPage({ course }: { course: string }) {
             o,
           ) => html`<div class="objective"><p><b>${o.key}</b> — ${OBJECTIVE_WORDS[o.status] ?? o.status}${o.quiz_confirmed ? ', подтверждена квизом' : ''}${o.removed ? ' (снята релизом)' : ''}</p>
             <ul class="plain">${o.goals.map(
-              (g) => html`<li data-goal=${g.key}><code>${g.key}</code> ${GOAL_WORDS[g.status] ?? g.status}${g.removed ? ' (снят)' : ''}
+              (
+                g,
+              ) => html`<li data-goal=${g.key}><code>${g.key}</code> ${GOAL_WORDS[g.status] ?? g.status}${g.removed ? ' (снят)' : ''}
                 <${StudentText} text=${g.evidence} label="Свидетельство" /></li>`,
             )}</ul></div>`,
         )}
