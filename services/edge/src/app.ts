@@ -161,7 +161,7 @@ export async function buildApp(deps: EdgeDeps) {
     files,
     uploadBodyLimit: UPLOAD_BODY_LIMIT,
   });
-  await web.registerApp(studentApp(config.PUBLIC_URL));
+  await web.registerApp(studentApp());
   await web.registerApp(cabinetApp());
 
   app.get('/healthz', async () => ({ status: 'ok' }));

@@ -45,7 +45,7 @@ export const STUDENT_TOOLS = [
  * The student's web pages (issue 22). `/lessons/<lesson>` is the lesson_url my_homework and
  * upload_homework_file give (homework's views.ts builds it from the same PUBLIC_URL).
  */
-export function studentApp(_publicUrl: string): WebAppDef {
+export function studentApp(): WebAppDef {
   return {
     name: 'student',
     title: 'Учёба',

@@ -9,6 +9,7 @@ import type { EdgeFastify } from '../oauth/routes.ts';
 import { RateLimiter } from '../rate-limit.ts';
 import type { CallDeps } from '../tools.ts';
 import { WebAuth } from './auth.ts';
+import { esc } from './escape.ts';
 import { SessionRepository } from './sessions.ts';
 import { appShell, registerAppAssets, registerBaseAssets, sendPage } from './shell.ts';
 import { registerSignIn } from './signin.ts';
@@ -111,5 +112,5 @@ export type WebKit = Awaited<ReturnType<typeof setupWeb>>;
 function forbiddenPage(text: string): string {
   return `<!doctype html><html lang="ru"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>Нет доступа — Studium</title><link rel="stylesheet" href="/assets/web/base.css"></head>
-<body><main class="signin"><h1>Нет доступа</h1><p>${text.replace(/[&<>"']/g, '')}</p><p><a href="/">На главную</a></p></main></body></html>`;
+<body><main class="signin"><h1>Нет доступа</h1><p>${esc(text)}</p><p><a href="/">На главную</a></p></main></body></html>`;
 }

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { build } from 'esbuild';
 import type { FastifyReply } from 'fastify';
-import { esc } from '../oauth/pages.ts';
 import type { EdgeFastify } from '../oauth/routes.ts';
 import type { WebUser } from './auth.ts';
+import { esc } from './escape.ts';
 
 /** Only our own files: no inline scripts, no other origins, no framing. */
 export const PAGE_CSP =

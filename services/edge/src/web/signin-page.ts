@@ -1,4 +1,4 @@
-import { esc } from '../oauth/pages.ts';
+import { esc } from './escape.ts';
 
 /** The sign-in page of the web pages: a plain form, no script (works before any bundle loads). */
 export function signInPage(opts: { csrf: string; next: string; login?: string; error?: string; notice?: string }) {
