@@ -1,80 +1,31 @@
-import { createHash } from 'node:crypto';
-import { phraseFor, publishRelease } from '@studium/contracts';
-import { createTestEnv, eventually, type TestEnv } from '@studium/testing';
-import type { Browser, Page } from 'playwright-core';
+import { phraseFor } from '@studium/contracts';
+import { eventually } from '@studium/testing';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { canonicalJson } from '../services/courses/src/domain/canonical.ts';
-import { homeworkRelease } from '../services/homework/test/support/fixture.ts';
-import { startHomeworkStack } from '../services/homework/test/support/stack.ts';
-import { launchChromium } from './support/browser.ts';
-import { type AgentClient, connectAgent, data } from './support/clients.ts';
-import { startLessons } from './support/lessons.ts';
-import { startEdge } from './support/stack.ts';
-import { passLesson } from './support/teach.ts';
+import { connectAgent, data } from '../../../../../test/support/clients.ts';
+import { passLesson } from '../../../../../test/support/teach.ts';
+import { apiAs, openPage, startCabinetStack } from './stack.ts';
 
 // Issue 24: the author's cabinet in headless Chromium against the real services — notes on the
 // release with the curator's agent on /authoring, reports, homework review, testers, passes.
-let env: TestEnv;
-let stack: Awaited<ReturnType<typeof startHomeworkStack>>;
-let lessons: Awaited<ReturnType<typeof startLessons>>;
-let edge: Awaited<ReturnType<typeof startEdge>>;
-let browser: Browser;
-let curatorAgent: AgentClient;
-let student: AgentClient;
+let s: Awaited<ReturnType<typeof startCabinetStack>>;
 let curator: Page;
 let course: string;
 let unopened: string;
-const PASSWORD = 'cabinet-pass-2026';
-const SHOTS = new URL('../docs/img/', import.meta.url).pathname;
+const SHOTS = new URL('../../../../../docs/img/', import.meta.url).pathname;
 
 beforeAll(async () => {
-  env = await createTestEnv('cabinet');
-  stack = await startHomeworkStack(env);
-  lessons = await startLessons(env, { CONTEXT_TIMEOUT_MS: '1000' });
-  edge = await startEdge(env, { REQUEST_TIMEOUT_MS: '4000' });
-  course = stack.course;
-  const a = stack.enrollment.admin;
-  await a.upsertUser('tess@hw', 'Тестер Тая', ['Student']);
-  for (const u of ['curator@hw', 'other@hw', 'anna@hw', 'tess@hw']) await a.setPassword(u, PASSWORD);
-  curatorAgent = await connectAgent('v2', `${edge.url}/authoring`, (await a.issueToken('curator@hw')).token);
-  student = await connectAgent('v1', `${edge.url}/mcp`, (await a.issueToken('anna@hw')).token);
-  // A second course of the same curator, published by the pipeline but not opened.
-  const release = homeworkRelease(`tst-${env.prefix}`, ['curator@hw']);
-  const published = await env.bus.request(publishRelease, null, {
-    release: release as unknown as Record<string, unknown>,
-    digest: createHash('sha256').update(canonicalJson(release)).digest('hex'),
-    commit: 'abc1234',
-    publisher: 'curator@hw',
-  });
-  if (!published.ok) throw new Error(JSON.stringify(published.error));
-  unopened = published.data.course;
-  browser = await launchChromium();
-  curator = await signIn('curator@hw');
+  s = await startCabinetStack('cabinet');
+  ({ course, unopened } = s);
+  curator = await s.signIn('curator@hw');
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
-  for (const c of [curatorAgent, student]) await c?.close();
-  await edge?.close();
-  await lessons?.close();
-  await stack?.close();
-  await env?.cleanup();
+  await s?.close();
 });
 
-async function signIn(user: string, width = 1280): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width, height: 900 } });
-  const page = await context.newPage();
-  await page.goto(`${edge.url}/login?next=/cabinet`);
-  await page.fill('#login', user);
-  await page.fill('#password', PASSWORD);
-  await Promise.all([page.waitForURL((u) => !u.pathname.startsWith('/login')), page.click('button[type=submit]')]);
-  return page;
-}
-
-const open = async (page: Page, path: string) => {
-  await page.goto(`${edge.url}${path}`);
-  await page.waitForSelector('main.content h1', { timeout: 20_000 });
-};
+const signIn = (user: string, width?: number) => s.signIn(user, width);
+const open = (page: Page, path: string) => openPage(page, s.edge.url, path);
 type Note = {
   note: string;
   target: string;
@@ -84,7 +35,7 @@ type Note = {
   replies: Array<{ text: string }>;
 };
 const agentNotes = async (status?: string | null) =>
-  data(await curatorAgent.callTool('course_notes', { course, ...(status !== undefined ? { status } : {}) }))
+  data(await s.curatorAgent.callTool('course_notes', { course, ...(status !== undefined ? { status } : {}) }))
     .notes as Note[];
 
 describe('notes: the cabinet and the curator’s agent', () => {
@@ -114,7 +65,7 @@ describe('notes: the cabinet and the curator’s agent', () => {
     const mine = (await agentNotes()).find((n) => n.target === target);
     expect(mine).toMatchObject({ status: 'open', waiting_on: 'agent', quote: 'Термин' });
     note = mine!.note;
-    const replied = data(await curatorAgent.callTool('reply_note', { note, text: 'Из какой области пример?' }));
+    const replied = data(await s.curatorAgent.callTool('reply_note', { note, text: 'Из какой области пример?' }));
     expect(replied).toMatchObject({ status: 'open', waiting_on: 'author' });
     await open(curator, `/cabinet/courses/${course}/notes`);
     await curator.locator(`#notes-asks [data-note="${note}"]`).waitFor();
@@ -124,7 +75,7 @@ describe('notes: the cabinet and the curator’s agent', () => {
   });
 
   it('the agent resolves it; the curator returns it with a comment, then accepts the next resolution', async () => {
-    data(await curatorAgent.callTool('resolve_note', { note, comment: 'Добавил пример в версии 2' }));
+    data(await s.curatorAgent.callTool('resolve_note', { note, comment: 'Добавил пример в версии 2' }));
     await open(curator, `/cabinet/courses/${course}/notes`);
     const card = curator.locator(`#notes-asks [data-note="${note}"]`);
     expect(await card.getAttribute('data-status')).toBe('done');
@@ -136,7 +87,7 @@ describe('notes: the cabinet and the curator’s agent', () => {
     expect(reopened?.replies.at(-1)?.text).toBe('Пример не про термин — возьмите закупку');
     await curator.screenshot({ path: `${SHOTS}cabinet-notes-desktop.png`, fullPage: false });
 
-    data(await curatorAgent.callTool('resolve_note', { note, comment: 'Пример про закупку, версия 3' }));
+    data(await s.curatorAgent.callTool('resolve_note', { note, comment: 'Пример про закупку, версия 3' }));
     await curator.reload();
     await curator.locator(`#notes-asks [data-note="${note}"] button.act-accept`).click();
     await curator.locator(`#notes-accepted [data-note="${note}"]`).waitFor();
@@ -148,13 +99,13 @@ describe('notes: the cabinet and the curator’s agent', () => {
 });
 
 describe('reports, passes and homework', () => {
-  const lesson = () => stack.lesson('l-text');
+  const lesson = () => s.stack.lesson('l-text');
   const hostile = '<b>опечатка</b> <img src=x onerror=alert(1)>';
 
   it('a report answered in the cabinet reaches the student’s next start_lesson as a closed report', async () => {
-    const started = data(await student.callTool('start_lesson', { lesson: lesson(), space: 'acme' }));
-    data(await student.callTool('report_issue', { session: started.session, kind: 'material_issue', text: hostile }));
-    await passLesson(student, { lesson: lesson(), space: 'acme' }, { evidence: 'Сказала: «<i>договорились</i>»' });
+    const started = data(await s.student.callTool('start_lesson', { lesson: lesson(), space: 'acme' }));
+    data(await s.student.callTool('report_issue', { session: started.session, kind: 'material_issue', text: hostile }));
+    await passLesson(s.student, { lesson: lesson(), space: 'acme' }, { evidence: 'Сказала: «<i>договорились</i>»' });
     await open(curator, `/cabinet/courses/${course}/reports`);
     const card = curator.locator('article.report').first();
     await card.waitFor();
@@ -166,7 +117,7 @@ describe('reports, passes and homework', () => {
     await card.locator('textarea[name=resolution]').fill('Опечатку поправили в версии 2');
     await card.locator('button[type=submit]').click();
     await curator.locator('#no-reports').waitFor();
-    const next = data(await student.callTool('start_lesson', { lesson: lesson(), space: 'acme' }));
+    const next = data(await s.student.callTool('start_lesson', { lesson: lesson(), space: 'acme' }));
     expect(next.closed_reports).toEqual([
       expect.objectContaining({ status: 'fixed', resolution: 'Опечатку поправили в версии 2' }),
     ]);
@@ -183,11 +134,11 @@ describe('reports, passes and homework', () => {
 
   it('a homework returned in the cabinet shows its comment in my_homework', async () => {
     await eventually(async () => {
-      const mine = data(await student.callTool('my_homework', { lesson: lesson(), space: 'acme' }));
+      const mine = data(await s.student.callTool('my_homework', { lesson: lesson(), space: 'acme' }));
       expect((mine.items as Array<{ status: string }>)[0]?.status).toBe('Assigned');
     });
     data(
-      await student.callTool('submit_homework', {
+      await s.student.callTool('submit_homework', {
         lesson: lesson(),
         answer: 'Договорились <script>x</script>',
         space: 'acme',
@@ -201,7 +152,7 @@ describe('reports, passes and homework', () => {
     await curator.click('#return');
     await curator.locator('#submission-status[data-status="Returned"]').waitFor();
     await curator.screenshot({ path: `${SHOTS}cabinet-homework-desktop.png`, fullPage: false });
-    const mine = data(await student.callTool('my_homework', { lesson: lesson(), space: 'acme' }));
+    const mine = data(await s.student.callTool('my_homework', { lesson: lesson(), space: 'acme' }));
     expect((mine.items as Array<{ last_comment: string }>)[0].last_comment).toBe('Добавьте срок и ответственного');
   });
 });
@@ -210,8 +161,8 @@ describe('testers of an unopened course', () => {
   it('a tester granted in the cabinet studies the course through the agent and the web pages', async () => {
     const tess = await connectAgent(
       'v1',
-      `${edge.url}/mcp`,
-      (await stack.enrollment.admin.issueToken('tess@hw')).token,
+      `${s.edge.url}/mcp`,
+      (await s.stack.enrollment.admin.issueToken('tess@hw')).token,
     );
     try {
       const before = await tess.callTool('enroll', { course: unopened });
@@ -225,7 +176,7 @@ describe('testers of an unopened course', () => {
       const started = data(await tess.callTool('start_lesson', { course: unopened }));
       expect(started.session).toEqual(expect.any(String));
       const page = await signIn('tess@hw');
-      await page.goto(`${edge.url}/`);
+      await page.goto(`${s.edge.url}/`);
       await expect
         .poll(() => page.locator('main.content').textContent(), { timeout: 20_000 })
         .toContain('Договорённости в команде');
@@ -238,7 +189,7 @@ describe('testers of an unopened course', () => {
 
 describe('access and hostile input', () => {
   const auditRows = (kind: string, user: string) =>
-    edge.database.db
+    s.edge.database.db
       .selectFrom('audit_log')
       .select(['endpoint', 'tool'])
       .where('kind', '=', kind)
@@ -252,21 +203,6 @@ describe('access and hostile input', () => {
     expect(await auditRows('access_denied', 'other@hw')).toContainEqual({ endpoint: 'web:cabinet', tool: 'goal_runs' });
     await other.context().close();
   });
-
-  async function apiAs(page: Page, tool: string, body: unknown, csrf = true) {
-    return page.evaluate(
-      async ({ tool, body, csrf }) => {
-        const token = document.querySelector('meta[name="csrf-token"]')?.getAttribute('content') ?? '';
-        const res = await fetch(`/api/cabinet/tools/${tool}`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', ...(csrf ? { 'x-csrf-token': token } : {}) },
-          body: typeof body === 'string' ? body : JSON.stringify(body),
-        });
-        return { status: res.status, body: await res.json().catch(() => null) };
-      },
-      { tool, body, csrf },
-    );
-  }
 
   it('refuses a write without the page’s CSRF token, over-long text, an agent-only tool and a huge body', async () => {
     await open(curator, '/cabinet');
@@ -289,7 +225,7 @@ describe('access and hostile input', () => {
     const other = await signIn('other@hw');
     await open(other, '/cabinet');
     expect((await apiAs(other, 'grant_tester', { course: unopened, user: 'x@hw' })).body.failure).toBe(phraseFor(403));
-    const queue = data(await curatorAgent.callTool('homework_queue', { status: 'Returned' }));
+    const queue = data(await s.curatorAgent.callTool('homework_queue', { status: 'Returned' }));
     const submission = (queue.items as Array<{ submission: string }>)[0].submission;
     expect((await apiAs(other, 'accept_homework', { submission })).body.failure).toBe(phraseFor(403));
     expect((await auditRows('access_denied', 'other@hw')).map((r) => r.tool)).toEqual(
@@ -300,10 +236,10 @@ describe('access and hostile input', () => {
 
   it('a student gets the 403 page and the API refuses them, in the journal', async () => {
     const anna = await signIn('anna@hw');
-    const res = await anna.goto(`${edge.url}/cabinet`);
+    const res = await anna.goto(`${s.edge.url}/cabinet`);
     expect(res?.status()).toBe(403);
     // With the page's token (the student pages' session is the same): refused for the role, not for CSRF.
-    await anna.goto(`${edge.url}/`);
+    await anna.goto(`${s.edge.url}/`);
     await anna.waitForSelector('meta[name="csrf-token"]', { state: 'attached' });
     const call = await apiAs(anna, 'list_courses', {});
     expect(call.status).toBe(403);
