@@ -30,6 +30,13 @@ interface Submission extends Item {
 }
 
 const STATUSES = ['Submitted', 'Returned', 'Accepted', 'Assigned'];
+const EVENT_WORDS: Record<string, string> = {
+  assigned: 'выдано',
+  submitted: 'сдано',
+  returned: 'возвращено',
+  accepted: 'принято',
+  acceptance_cancelled: 'приём отменён',
+};
 const WORDS: Record<string, string> = {
   Submitted: 'ждёт проверки',
   Returned: 'возвращена',
@@ -118,5 +125,5 @@ export function SubmissionPage({ submission }: { submission: string }) {
       <${StudentText} text=${v.answer} label="Ответ ученика" /><${Files} files=${v.files} /></article>`,
     )}
     <h2>Журнал</h2>
-    <ol class="thread">${s.events.map((e) => html`<li><span class="muted">${when(e.at)}</span> ${e.event}${e.comment ? html`: ${e.comment}` : ''}</li>`)}</ol>`;
+    <ol class="thread">${s.events.map((e) => html`<li><span class="muted">${when(e.at)}</span> ${EVENT_WORDS[e.event] ?? e.event}${e.comment ? html`: ${e.comment}` : ''}</li>`)}</ol>`;
 }

@@ -18,6 +18,14 @@ interface Report {
 }
 
 const KINDS = ['stuck', 'misconception', 'material_issue', 'quiz_question_issue', 'directive_mismatch', 'out_of_scope'];
+const KIND_WORDS: Record<string, string> = {
+  stuck: 'ученик застрял',
+  misconception: 'заблуждение',
+  material_issue: 'ошибка в материале',
+  quiz_question_issue: 'вопрос квиза',
+  directive_mismatch: 'расхождение с указаниями',
+  out_of_scope: 'вне курса',
+};
 const STATUSES = ['open', 'new', 'in_progress', 'fixed', 'rejected', 'duplicate'];
 export const REPORT_WORDS: Record<string, string> = {
   new: 'новый',
@@ -41,7 +49,7 @@ export function ReportsPage({ course }: { course: string }) {
       <label>Статус <select name="status" value=${filter.status} onChange=${pick('status')}>
         <option value="">все</option>${STATUSES.map((s) => html`<option value=${s}>${s === 'open' ? 'открытые' : REPORT_WORDS[s]}</option>`)}</select></label>
       <label>Вид <select name="kind" value=${filter.kind} onChange=${pick('kind')}>
-        <option value="">все</option>${KINDS.map((k) => html`<option value=${k}>${k}</option>`)}</select></label>
+        <option value="">все</option>${KINDS.map((k) => html`<option value=${k}>${KIND_WORDS[k]}</option>`)}</select></label>
       <label>Урок <input name="lesson" maxlength="128" value=${filter.lesson} onChange=${pick('lesson')} placeholder="ключ урока" /></label>
     </form>
     ${!outcome && html`<${Loading} />`}
@@ -65,7 +73,7 @@ function ReportCard({ report: r, onChange }: { report: Report; onChange: () => v
     if (o.ok) onChange();
   };
   return html`<article class="card report" data-report=${r.id} data-status=${r.status}>
-    <h3>№ ${r.id} · ${r.kind}</h3>
+    <h3>№ ${r.id} · ${KIND_WORDS[r.kind] ?? r.kind}</h3>
     <div class="badges"><span class="badge">${REPORT_WORDS[r.status] ?? r.status}</span>
       ${r.lesson_key && html`<span class="muted">урок ${r.lesson_key}</span>`}
       ${r.objective && html`<span class="muted">цель ${r.objective}</span>`}
