@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { AuditLog, type EdgeDb } from './audit.ts';
 import { Authenticator } from './auth.ts';
 import { BodyRefusal, bodyRefusalReply, installBodyBounds } from './body.ts';
+import { cabinetApp } from './cabinet/routes.ts';
 import { registerChatRoutes } from './chat/routes.ts';
 import { capabilitiesSupportUi } from './choose.ts';
 import type { EdgeConfig } from './config.ts';
@@ -235,6 +236,7 @@ export async function buildApp(deps: EdgeDeps) {
     uploadBodyLimit: UPLOAD_BODY_LIMIT,
   });
   await web.registerApp(studentApp());
+  await web.registerApp(cabinetApp());
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {

@@ -63,6 +63,13 @@ export async function registerToolApi(
     const run = async (request: FastifyRequest, reply: FastifyReply, tool: ToolContract) => {
       const caller = webCaller(request, name);
       if (allow && !allow(caller.principal)) {
+        // An access violation goes to the journal, like /authoring's (spec 000).
+        await deps.call.audit.record({
+          kind: 'author_role_required',
+          user: caller.principal.user,
+          endpoint: caller.endpoint,
+          tool: tool.name,
+        });
         return reply.code(403).send({ ok: false, failure: 'Эта операция вам недоступна.' });
       }
       const result =

@@ -33,6 +33,8 @@ export interface NewEnrollment {
   self_enrolled: boolean;
   mandatory: boolean | null;
   deadline: string | null;
+  /** Through a tester grant of a course not open yet. */
+  tester?: boolean;
 }
 
 /** An enrollment as the admin lists it. */
@@ -110,20 +112,27 @@ export class EnrollmentRepository {
 
   /** Every enrollment of the student in the course, in any space, with overdue by the database clock. */
   async ofCourse(user: string, course: string): Promise<CourseEnrollment[]> {
-    return this.db
-      .selectFrom('enrollments')
-      .select([
-        'space',
-        'organization',
-        'self_enrolled',
-        'mandatory',
-        'deadline',
-        'enrolled_at',
-        sql<boolean>`(deadline is not null and deadline < now() and completed_at is null)`.as('overdue'),
-      ])
-      .where('user_id', '=', user)
-      .where('course', '=', course)
-      .execute();
+    return (
+      this.db
+        .selectFrom('enrollments')
+        .select([
+          'space',
+          'organization',
+          'self_enrolled',
+          'mandatory',
+          'deadline',
+          'enrolled_at',
+          sql<boolean>`(deadline is not null and deadline < now() and completed_at is null)`.as('overdue'),
+        ])
+        .where('user_id', '=', user)
+        .where('course', '=', course)
+        // A tester's enrollment counts while the grant stands or once the course is open (issue 24).
+        // (Parenthesised: a raw condition is not wrapped, and the `or` must not swallow the rest.)
+        .where(sql<boolean>`(not tester or exists (
+          select 1 from catalog c where c.course = enrollments.course
+            and (c.status = 'published' or ${user} = any(c.testers))))`)
+        .execute()
+    );
   }
 
   /**
