@@ -174,7 +174,12 @@ export async function migrate(pool: pg.Pool, schema: string, dirs: string[], log
       try {
         await client.query(sql);
       } catch (err) {
-        throw new Error(`migration ${schema}/${file} failed: ${(err as Error).message}`);
+        // The SQLSTATE goes along: a migration's own error (a syntax error, a constraint) is
+        // permanent, a lost connection is not (classifyPgError).
+        throw Object.assign(new Error(`migration ${schema}/${file} failed: ${(err as Error).message}`), {
+          code: (err as { code?: string }).code,
+          migration: true,
+        });
       }
       await client.query('insert into schema_migrations (name) values ($1)', [file]);
       return true;

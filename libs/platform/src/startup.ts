@@ -20,6 +20,11 @@ export function classifyPgError(err: unknown, url: string): unknown {
   if (code && PERMANENT_PG.has(code)) {
     return new StartupError(`DATABASE_URL ${safe}: ${(err as Error).message} (${code})`);
   }
+  // A migration that PostgreSQL refused (not a connection lost midway: SQLSTATE classes 08, 53, 57)
+  // fails the same way on every try: one clear line instead of waiting forever as "not reachable".
+  if ((err as { migration?: boolean })?.migration && code && /^[0-9A-Z]{5}$/.test(code) && !/^(08|53|57)/.test(code)) {
+    return new StartupError((err as Error).message);
+  }
   if (code === 'ERR_INVALID_URL' || (err instanceof TypeError && /Invalid URL/i.test((err as Error).message))) {
     return new StartupError(`DATABASE_URL ${safe} is not a valid PostgreSQL URL`);
   }
