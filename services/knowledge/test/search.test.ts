@@ -93,7 +93,7 @@ async function note(body: string) {
 /** The full-text list alone (every word, no typo correction), as search parses the query. */
 async function fullText(query: string, scope: { projects: string[]; owner: string }) {
   const repo = new SearchRepository(knowledge.db);
-  const parsed = await parseQuery(repo, query, knowledge.app.kb.ts.hunspell);
+  const parsed = await parseQuery(repo, query, knowledge.app.kb.ts.hunspell, scope);
   return repo.fullText(tsQueryText(parsed.exact, 'all') as string, scope, 10);
 }
 
