@@ -283,7 +283,11 @@ export async function buildApp(deps: EdgeDeps) {
 function startMetricsServer(port: number, registry: Registry): Promise<Server> {
   const server = createServer((req, res) => {
     if (req.method !== 'GET' || req.url !== '/metrics') return void res.writeHead(404).end();
-    void registry.metrics().then((body) => res.writeHead(200, { 'content-type': registry.contentType }).end(body));
+    registry.metrics().then(
+      (body) => res.writeHead(200, { 'content-type': registry.contentType }).end(body),
+      // A collector that throws is a failed scrape, never an unhandled rejection.
+      () => res.writeHead(500).end(),
+    );
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
