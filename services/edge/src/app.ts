@@ -19,6 +19,7 @@ import { isOAuthPath } from './oauth/routes.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { authorGate, refuseNonAuthor, scopeChallenge, surfaceAuth } from './surface-auth.ts';
 import type { Caller } from './tools.ts';
+import { registerTutorRoutes } from './tutor/routes.ts';
 
 // Schema messages reach agents and students: Russian, like every user-facing text.
 z.config(z.locales.ru());
@@ -143,6 +144,14 @@ export async function buildApp(deps: EdgeDeps) {
     limiter,
     registry: metrics.registry,
     log: deps.log,
+    timing: { aliveMs: config.AI_CHAT_ALIVE_MS, stallMs: config.AI_CHAT_STALL_MS, keepAliveMs: 15_000 },
+  });
+
+  // The platform's tutor (issue 23): /v1/tutor/* and its page at /tutor.
+  await registerTutorRoutes(app, {
+    call: callDeps,
+    auth,
+    registry: metrics.registry,
     timing: { aliveMs: config.AI_CHAT_ALIVE_MS, stallMs: config.AI_CHAT_STALL_MS, keepAliveMs: 15_000 },
   });
 
