@@ -59,7 +59,8 @@ export function scriptedTutor(opts: TutorScriptOptions) {
     const session = started?.data.session as string | undefined;
     const quizReplies = results.filter((r) => r.name === 'request_quiz' || r.name === 'submit_answer');
     const attempt = results.find((r) => r.name === 'request_quiz')?.data.attempt as string | undefined;
-    const lastQuiz = quizReplies.at(-1)?.data;
+    // A refused quiz call issued no question: the open one is in the last reply that carries one.
+    const lastQuiz = quizReplies.filter((r) => !r.data.error).at(-1)?.data;
     const open = (lastQuiz?.question ?? lastQuiz?.next_question) as Question | undefined;
 
     const stepAction = (step: Step): LlmScript => {
