@@ -187,8 +187,8 @@ describe('trial lessons of the web chat', () => {
       stack.llm.script(startOnly(lesson));
       const turn = await tutorTurn(stack.url, token, { message: 'Начнём', lesson });
       left.push(
-        (turn.events.find((e) => e.tool === 'start_lesson') as { lesson: { demo_lessons_left: number } }).lesson
-          .demo_lessons_left,
+        (turn.events.find((e) => e.tool === 'start_lesson') as unknown as { lesson: { demo_lessons_left: number } })
+          .lesson.demo_lessons_left,
       );
     }
     expect(left).toEqual([1, 0]);
