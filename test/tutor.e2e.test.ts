@@ -29,7 +29,7 @@ describe('the tutor teaches a lesson in the web chat', () => {
     stack.llm.script(scriptedTutor({ start: { lesson } }));
     const first = await tutorTurn(stack.url, token, { message: 'Здравствуйте!', lesson });
     expect(first.status).toBe(200);
-    expect(first.events.at(-1)).toEqual({ type: 'done' });
+    expect(first.events.at(-1)).toMatchObject({ type: 'done' });
     const conversation = first.events[0]?.conversation_id as string;
     const started = first.events.find((e) => e.type === 'tool' && e.tool === 'start_lesson') as Record<string, any>;
     expect(started.lesson).toMatchObject({ number: 2, total: expect.any(Number), course_title: expect.any(String) });
@@ -94,7 +94,7 @@ describe('the turn rule and the tools the tutor may call', () => {
     const lesson = `${stack.course}.interests`;
     stack.llm.script(scriptedTutor({ start: { lesson }, answerInSameTurn: 'a' }));
     const turn = await tutorTurn(stack.url, token, { message: 'Начнём', lesson });
-    expect(turn.events.at(-1)).toEqual({ type: 'done' });
+    expect(turn.events.at(-1)).toMatchObject({ type: 'done' });
     expect(turn.events.some((e) => e.tool === 'submit_answer')).toBe(false);
     const refused = lastToolReplies().filter((r) => r.name === 'submit_answer');
     expect(refused).toHaveLength(1);
@@ -130,7 +130,7 @@ describe('the turn rule and the tools the tutor may call', () => {
       options: ['Сначала тема', 'Сразу мой случай'],
       title: null,
     });
-    expect(turn.events.at(-1)).toEqual({ type: 'done' });
+    expect(turn.events.at(-1)).toMatchObject({ type: 'done' });
 
     let asked = 0;
     stack.llm.script(() =>
@@ -148,7 +148,7 @@ describe('the turn rule and the tools the tutor may call', () => {
       message: '«С чего начнём?» — выбираю: Сразу мой случай',
       conversation_id: conversation,
     });
-    expect(bad.events.at(-1)).toEqual({ type: 'done' });
+    expect(bad.events.at(-1)).toMatchObject({ type: 'done' });
     const replies = lastToolReplies().slice(-2);
     expect(JSON.parse(replies[0]!.content).error.code).toBe('unknown_tool');
     expect(JSON.parse(replies[1]!.content).error.code).toBe('invalid_arguments');

@@ -72,6 +72,7 @@ export async function relayTurn(
   let lastHeard = Date.now();
   let finished = false;
   let toolsRunning = false;
+  let toolsMs = 0;
   const finish = (outcome: string, last?: Record<string, unknown>[]) => {
     if (finished) return;
     finished = true;
@@ -100,6 +101,7 @@ export async function relayTurn(
 
   const runRound = async (round: number, calls: TutorToolCall[]) => {
     toolsRunning = true;
+    const roundStarted = performance.now();
     const results: Array<{ id: string; content: string }> = [];
     for (const c of calls) {
       if (finished) return;
@@ -111,6 +113,7 @@ export async function relayTurn(
       if (view) event({ type: 'tool', ...view });
     }
     toolsRunning = false;
+    toolsMs += performance.now() - roundStarted;
     lastHeard = Date.now();
     if (!finished) tell({ type: 'tool_results', round, results });
   };
@@ -134,7 +137,9 @@ export async function relayTurn(
         });
         return;
       case 'done':
-        return finish('done', [{ type: 'done' }]);
+        // The provider's own time for the turn's rounds and the edge's for its tool calls: what
+        // the platform added is the turn's time less the provider's.
+        return finish('done', [{ type: 'done', provider_ms: frame.provider_ms, tools_ms: Math.round(toolsMs * 10) / 10 }]);
       case 'error':
         return finish('error', [{ type: 'error', content: frame.content }]);
       default: {
