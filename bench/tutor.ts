@@ -123,7 +123,13 @@ try {
   children.push(llm.child);
   pids.llm = llm.child.pid ?? 0;
   const modelEnv = { ...env, AI_BASE_URL: `http://127.0.0.1:${llm.match[1]}/v1`, AI_MODEL: 'scripted-tutor' };
-  const chat = await spawnTs('services/ai-chat/src/main.ts', modelEnv, /service started/);
+  const profile = process.env.BENCH_TUTOR_PROFILE_DIR; // a CPU profile of ai-chat (`node --cpu-prof`)
+  const chat = await spawnTs(
+    'services/ai-chat/src/main.ts',
+    modelEnv,
+    /service started/,
+    profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [],
+  );
   children.push(chat.child);
   pids['ai-chat'] = chat.child.pid ?? 0;
   const edge = await spawnTs('services/edge/src/main.ts', env, /Server listening at http:\/\/127\.0\.0\.1:(\d+)/);
@@ -201,7 +207,8 @@ try {
   console.log(row('one conversation at a time: quiz answer (2 rounds, 1 tool call)', answers(alone)));
   console.log(row(`${CONVERSATIONS} at once: first turn`, firsts(crowd)));
   console.log(row(`${CONVERSATIONS} at once: quiz answer`, answers(crowd)));
-  if (notPassed.length) console.log(`\nConversations that ended without the lesson passed: ${notPassed.length} (${notPassed.join(', ')})`);
+  if (notPassed.length)
+    console.log(`\nConversations that ended without the lesson passed: ${notPassed.length} (${notPassed.join(', ')})`);
   console.log('\n| process | RSS idle MB | RSS peak MB | CPU ms per turn (crowd) |\n|---|---:|---:|---:|');
   for (const k of Object.keys(pids))
     console.log(`| ${k} | ${idle[k]?.toFixed(0)} | ${peak[k]?.toFixed(0)} | ${cpu[k]?.toFixed(1)} |`);

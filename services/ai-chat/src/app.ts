@@ -89,6 +89,7 @@ export async function createApp({
     callerTimeoutMs: cfg.AI_CHAT_CALLER_TIMEOUT_MS,
     toolsTimeoutMs: cfg.AI_TUTOR_TOOLS_TIMEOUT_MS,
     maxRounds: cfg.AI_TUTOR_TOOL_ROUNDS,
+    coalesceMs: cfg.AI_CHAT_COALESCE_MS,
   });
   const service = await bus.serve('ai-chat', [
     ...tutorHandlers(tutorRepo, active, tutor, cfg.AI_CHAT_ACTIVE_PER_USER, model !== null),

@@ -8,9 +8,11 @@ import {
 import type { Bus, Logger } from '@studium/platform';
 import { createInbox, type NatsConnection } from 'nats';
 import type { ActiveAnswers } from '../active-answers.ts';
+import { FrameBatch } from '../answer-runner.ts';
 import { type AnswerFailure, failureText } from '../domain/failures.ts';
 import type { ChatMetrics } from '../metrics.ts';
 import { type ChatModel, ModelError, type ModelMessage } from '../model/model.ts';
+import { Coalescer } from './coalescer.ts';
 import { TUTOR_MODEL_TOOLS, tutorInstructions } from './prompt.ts';
 import type { TutorRepository, TutorRound } from './repository.ts';
 import { TurnRule } from './turn-rule.ts';
@@ -39,6 +41,8 @@ export interface TutorRunnerDeps {
   toolsTimeoutMs: number;
   /** Model rounds a turn may take. */
   maxRounds: number;
+  /** Pieces of text arriving within this many ms of the last frame share one frame (the first goes at once). */
+  coalesceMs: number;
 }
 
 type Frame = TutorFrame extends infer F ? (F extends TutorFrame ? Omit<F, 'seq'> : never) : never;
@@ -59,8 +63,13 @@ const TOOLS_LOST = 'Платформа не выполнила шаги заня
  */
 export class TutorRunner {
   private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  // As the teachers' chat: frames of every turn published in one turn of the event loop share a
+  // socket write (bench:tutor showed the writes of single frames as ai-chat's largest CPU cost).
+  private readonly frames: FrameBatch;
 
-  constructor(private readonly deps: TutorRunnerDeps) {}
+  constructor(private readonly deps: TutorRunnerDeps) {
+    this.frames = new FrameBatch(deps.nc);
+  }
 
   start(job: TurnJob): string {
     const { nc, heartbeatMs, callerTimeoutMs } = this.deps;
@@ -72,11 +81,7 @@ export class TutorRunner {
     const waiting = new Map<number, (r: Results) => void>();
     const send = (frame: Frame) => {
       lastSent = Date.now();
-      try {
-        nc.publish(job.inbox, enc.encode(JSON.stringify({ ...frame, seq: ++seq })));
-      } catch {
-        // Connection closing under a running turn (shutdown): the caller times out.
-      }
+      this.frames.publish(job.inbox, enc.encode(JSON.stringify({ ...frame, seq: ++seq })));
     };
     const sub = nc.subscribe(control, {
       callback: (_err, msg) => {
@@ -128,6 +133,7 @@ export class TutorRunner {
   async stop(): Promise<void> {
     for (const r of this.running.values()) r.abort.abort('shutdown');
     await Promise.all([...this.running.values()].map((r) => r.done));
+    this.frames.flush(); // before the connection drains
   }
 
   private async turn(
@@ -163,17 +169,25 @@ export class TutorRunner {
       const started = performance.now();
       let text = '';
       let calls: TutorToolCall[] = [];
+      const pieces = new Coalescer(this.deps.coalesceMs, (content) => send({ type: 'content', content }));
       try {
         for await (const delta of model.streamChat(messages, signal, TUTOR_MODEL_TOOLS)) {
           if (delta.toolCalls) calls = delta.toolCalls.map((c, i) => ({ ...c, id: c.id || `call_${round}_${i}` }));
           if (!delta.content) continue;
-          const first = text === '';
+          if (text === '') {
+            const ttft = Math.round((performance.now() - started) * 10) / 10;
+            send({ type: 'content', content: delta.content, provider_ttft_ms: ttft });
+            pieces.sent();
+          } else pieces.add(delta.content);
           text += delta.content;
-          const ttft = Math.round((performance.now() - started) * 10) / 10;
-          send({ type: 'content', content: delta.content, ...(first ? { provider_ttft_ms: ttft } : {}) });
         }
+        pieces.flush();
       } catch (err) {
-        if (signal.aborted) return this.aborted(signal, modelName, fail);
+        if (signal.aborted) {
+          pieces.drop();
+          return this.aborted(signal, modelName, fail);
+        }
+        pieces.flush();
         this.deps.log.warn({ err, model: modelName }, 'tutor model call failed');
         return fail(err instanceof ModelError && err.kind !== 'cancelled' ? err.kind : 'broken');
       }

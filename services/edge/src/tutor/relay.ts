@@ -139,7 +139,9 @@ export async function relayTurn(
       case 'done':
         // The provider's own time for the turn's rounds and the edge's for its tool calls: what
         // the platform added is the turn's time less the provider's.
-        return finish('done', [{ type: 'done', provider_ms: frame.provider_ms, tools_ms: Math.round(toolsMs * 10) / 10 }]);
+        return finish('done', [
+          { type: 'done', provider_ms: frame.provider_ms, tools_ms: Math.round(toolsMs * 10) / 10 },
+        ]);
       case 'error':
         return finish('error', [{ type: 'error', content: frame.content }]);
       default: {
