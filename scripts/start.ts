@@ -106,6 +106,7 @@ Studium is running.
   Curator MCP endpoint   ${base}/authoring
   Knowledge base (MCP)   ${base}/kb
   Sign in by URL (OAuth) give a demo user a password: npm run studium -- user password student@demo.studium
+  Student web pages      ${base}/  (sign in with the same login and password)
   Teacher's AI chat      ${base}/chat  (teacher token; model: ${process.env.AI_MODEL || 'none, set AI_BASE_URL, AI_MODEL, AI_API_KEY'})
   Health                 ${base}/healthz   ${base}/readyz   ${base}/metrics
   Mail (no SMTP_URL)     ${resolve(root, config.STUDIUM_HOME, 'mail')}  (.eml files)

@@ -18,7 +18,7 @@ afterAll(async () => {
 
 describe('the tutor without a model', { timeout: 90_000 }, () => {
   it('says on the page that no model is connected, and a turn ends with that error without calling any provider', async () => {
-    const { token } = await stack.student('nomodel@test.studium');
+    const { token, password } = await stack.student('nomodel@test.studium');
     const turn = await tutorTurn(stack.url, token, { message: 'Привет', lesson: stack.course });
     expect(turn.status).toBe(200);
     expect(turn.events.at(-1)).toMatchObject({ type: 'error', content: expect.stringContaining('не подключена') });
@@ -26,8 +26,10 @@ describe('the tutor without a model', { timeout: 90_000 }, () => {
 
     const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
     await page.goto(`${stack.url}/tutor?course=${stack.course}`);
-    await page.fill('#token', token);
-    await page.click('#token-save');
+    await page.waitForSelector('#login');
+    await page.fill('#login', 'nomodel@test.studium');
+    await page.fill('#password', password);
+    await page.click('#submit');
     await page.waitForSelector('#no-model');
     expect(await page.textContent('#no-model')).toContain('ИИ-модель не подключена');
     await page.close();

@@ -23,18 +23,21 @@ afterAll(async () => {
   await stack?.close();
 });
 
-async function signedIn(path: string, token: string): Promise<Page> {
+/** Opens `path` signed out: the page sends the browser to /login, which brings it back signed in. */
+async function signedIn(path: string, student: { login: string; password: string }): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
   await page.goto(`${stack.url}${path}`);
-  await page.fill('#token', token);
-  await page.click('#token-save');
+  await page.waitForSelector('#login');
+  await page.fill('#login', student.login);
+  await page.fill('#password', student.password);
+  await Promise.all([page.waitForURL((u) => u.pathname === '/tutor'), page.click('#submit')]);
   await page.waitForSelector('#composer');
   return page;
 }
 
 describe('the tutor page', { timeout: 120_000 }, () => {
   it('teaches a whole lesson: header, choose buttons, the quiz by clicks, the passed lesson; the agent channel sees it', async () => {
-    const { token, agent } = await stack.student('page-a@test.studium');
+    const { agent, password } = await stack.student('page-a@test.studium');
     const lesson = `${stack.course}.interests`;
     stack.llm.script(
       scriptedTutor({
@@ -42,7 +45,7 @@ describe('the tutor page', { timeout: 120_000 }, () => {
         choose: { prompt: 'С чего начнём?', options: ['Сначала тема', 'Сразу мой случай'] },
       }),
     );
-    const page = await signedIn(`/tutor?lesson=${lesson}`, token);
+    const page = await signedIn(`/tutor?lesson=${lesson}`, { login: 'page-a@test.studium', password });
     await page.fill('#composer', 'Здравствуйте!');
     await page.click('#send');
     await page.waitForSelector('.card.choose button.choice:not([disabled])');
@@ -91,7 +94,7 @@ describe('the tutor page', { timeout: 120_000 }, () => {
   });
 
   it('says when the trial lessons are used and how to connect an own agent', async () => {
-    const { token } = await stack.student('page-b@test.studium');
+    const { password } = await stack.student('page-b@test.studium');
     stack.llm.script((req) =>
       req.body.messages.at(-1)?.role === 'user'
         ? {
@@ -104,7 +107,7 @@ describe('the tutor page', { timeout: 120_000 }, () => {
           }
         : { chunks: ['Начнём.'] },
     );
-    const page = await signedIn(`/tutor?course=${stack.course}`, token);
+    const page = await signedIn(`/tutor?course=${stack.course}`, { login: 'page-b@test.studium', password });
     await page.fill('#composer', 'Привет');
     await page.click('#send');
     await page.waitForSelector('#lesson-head');
@@ -118,10 +121,10 @@ describe('the tutor page', { timeout: 120_000 }, () => {
   });
 
   it("stops a turn with Stop: the provider's request is aborted", async () => {
-    const { token } = await stack.student('page-c@test.studium');
+    const { password } = await stack.student('page-c@test.studium');
     stack.llm.script({ chunks: Array.from({ length: 200 }, (_, i) => `слово${i} `), delayMs: 40 });
     const before = stack.llm.requests.length;
-    const page = await signedIn(`/tutor?course=${stack.course}`, token);
+    const page = await signedIn(`/tutor?course=${stack.course}`, { login: 'page-c@test.studium', password });
     await page.fill('#composer', 'Расскажите подробно');
     await page.click('#send');
     await page.waitForFunction(() =>
@@ -130,6 +133,19 @@ describe('the tutor page', { timeout: 120_000 }, () => {
     await page.click('#stop');
     await page.waitForSelector('.msg.assistant.failed .note');
     await eventually(async () => expect(stack.llm.requests[before]?.aborted).toBe(true), 5000);
+
+    // The session's cookie alone does not send a message: a POST needs the page's CSRF token.
+    const forged = await page.request.post(`${stack.url}/v1/tutor/stream`, {
+      data: { message: 'Привет', lesson: stack.course },
+      headers: { 'x-csrf-token': 'forged' },
+    });
+    expect(forged.status()).toBe(403);
+    expect((await forged.json()).code).toBe('csrf_required');
+    const bare = await page.request.post(`${stack.url}/v1/tutor/stream`, {
+      data: { message: 'Привет', lesson: stack.course },
+    });
+    expect(bare.status()).toBe(403);
+    expect((await page.request.get(`${stack.url}/v1/tutor/conversations`)).status()).toBe(200);
     await page.close();
   });
 });

@@ -216,6 +216,10 @@ describe('hostile input on the tutor routes', () => {
     expect((await tutorTurn(stack.url, null, { message: 'Привет', lesson })).status).toBe(401);
     expect((await tutorTurn(stack.url, 'not-a-token', { message: 'Привет', lesson })).status).toBe(401);
     expect((await get('/v1/tutor/conversations', null)).status).toBe(401);
+    // The page itself is for the signed-in: a visitor without a session goes to /login and back.
+    const signedOut = await fetch(`${stack.url}/tutor?lesson=x`, { redirect: 'manual' });
+    expect(signedOut.status).toBe(303);
+    expect(signedOut.headers.get('location')).toBe(`/login?next=${encodeURIComponent('/tutor?lesson=x')}`);
     const cases: unknown[] = [
       '{not json',
       { message: 42, lesson },

@@ -41,10 +41,12 @@ export async function startTutorStack(
     async student(user: string) {
       await enrollment.admin.upsertUser(user, 'Ученик Тест', ['Student']);
       const token = (await enrollment.admin.issueToken(user)).token;
+      const password = `пароль-${user}`;
+      await enrollment.admin.setPassword(user, password);
       const agent = await connectAgent('v2', `${edge.url}/mcp`, token);
       agents.push(agent);
       data(await agent.callTool('enroll', { course: published.course }));
-      return { token, agent };
+      return { token, agent, password };
     },
     async close() {
       for (const a of agents) await a.close();

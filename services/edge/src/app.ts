@@ -17,9 +17,11 @@ import { createEdgeMetrics } from './metrics.ts';
 import { setupOAuth } from './oauth/index.ts';
 import { isOAuthPath } from './oauth/routes.ts';
 import { RateLimiter } from './rate-limit.ts';
+import { studentApp } from './student/routes.ts';
 import { authorGate, refuseNonAuthor, scopeChallenge, surfaceAuth } from './surface-auth.ts';
 import type { Caller } from './tools.ts';
 import { registerTutorRoutes } from './tutor/routes.ts';
+import { setupWeb } from './web/index.ts';
 
 // Schema messages reach agents and students: Russian, like every user-facing text.
 z.config(z.locales.ru());
@@ -147,10 +149,26 @@ export async function buildApp(deps: EdgeDeps) {
     timing: { aliveMs: config.AI_CHAT_ALIVE_MS, stallMs: config.AI_CHAT_STALL_MS, keepAliveMs: 15_000 },
   });
 
-  // The platform's tutor (issue 23): /v1/tutor/* and its page at /tutor.
+  // The platform's web pages (DESIGN "Running"): one session sign-in, one folder per app.
+  const web = await setupWeb(app, {
+    bus,
+    db: deps.db as never,
+    redis,
+    log: deps.log,
+    config,
+    audit,
+    call: callDeps,
+    files,
+    uploadBodyLimit: UPLOAD_BODY_LIMIT,
+  });
+  await web.registerApp(studentApp());
+
+  // The platform's tutor (issue 23): /v1/tutor/* and its page at /tutor, signed in by the web
+  // session (or an API token, as /mcp).
   await registerTutorRoutes(app, {
     call: callDeps,
     auth,
+    web: web.auth,
     registry: metrics.registry,
     timing: { aliveMs: config.AI_CHAT_ALIVE_MS, stallMs: config.AI_CHAT_STALL_MS, keepAliveMs: 15_000 },
   });
@@ -202,7 +220,8 @@ function originBase(origin: string): string {
  * batch limit, in base64, and the JSON around it — so a batch somewhat too large still reaches the
  * service and gets the spec's answer_too_large; a far larger body is HTTP 413.
  */
-const UPLOAD_BODY_LIMIT = Math.ceil(((LIMITS.homeworkBatchBytes + LIMITS.homeworkFileBytes) * 4) / 3) + 1024 * 1024;
+export const UPLOAD_BODY_LIMIT =
+  Math.ceil(((LIMITS.homeworkBatchBytes + LIMITS.homeworkFileBytes) * 4) / 3) + 1024 * 1024;
 
 /**
  * Errors fastify raises itself (a body over the route's limit, malformed JSON) and any a handler

@@ -146,22 +146,29 @@ export function registerStoreHomeworkFile(
       annotations: { title: tool.title, ...tool.annotations },
       _meta: { ui: { resourceUri: WINDOW_URI, visibility: ['app'] } },
     },
-    (async (raw: unknown) => {
-      // A read token or malformed arguments are refused before any byte is stored.
-      const args = (raw ?? {}) as Record<string, unknown>;
-      if (caller.principal.scope !== 'write' || !tool.input.safeParse(args).success) {
-        return callTool(deps, tool, caller, args);
-      }
-      let staged: StagedFile[];
-      try {
-        staged = await files.stage(args.files);
-      } catch {
-        // The object store is unreachable: a failure, like a service that does not answer.
-        return failureResult(503);
-      }
-      return callTool(deps, tool, caller, { ...args, files: staged });
-    }) as never,
+    (async (raw: unknown) => storeHomeworkFiles(deps, caller, files, raw)) as never,
   );
+}
+
+/**
+ * One store_homework_file call (the window's and the lesson page's): the bytes go to the object
+ * store, then the call takes the tool's path with what was staged.
+ */
+export async function storeHomeworkFiles(deps: CallDeps, caller: Caller, files: HomeworkFiles, raw: unknown) {
+  const tool = store_homework_file as ToolContract;
+  // A read token or malformed arguments are refused before any byte is stored.
+  const args = (raw ?? {}) as Record<string, unknown>;
+  if (caller.principal.scope !== 'write' || !tool.input.safeParse(args).success) {
+    return callTool(deps, tool, caller, args);
+  }
+  let staged: StagedFile[];
+  try {
+    staged = await files.stage(args.files);
+  } catch {
+    // The object store is unreachable: a failure, like a service that does not answer.
+    return failureResult(503);
+  }
+  return callTool(deps, tool, caller, { ...args, files: staged });
 }
 
 /**

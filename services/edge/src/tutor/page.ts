@@ -2,14 +2,17 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import type { ChatHost } from '../chat/page.ts';
+import type { WebAuth } from '../web/auth.ts';
+import { esc } from '../web/escape.ts';
 
 const WEB = new URL('./web/', import.meta.url).pathname;
 
-const PAGE = `<!doctype html>
+const page = (csrf: string) => `<!doctype html>
 <html lang="ru">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="csrf-token" content="${esc(csrf)}">
 <title>Репетитор — Studium</title>
 <link rel="stylesheet" href="/chat/assets/katex.min.css">
 <link rel="stylesheet" href="/chat/assets/chat.css">
@@ -40,18 +43,21 @@ function tutorScript(): Promise<string> {
 }
 
 /**
- * The tutor's page at /tutor (`?lesson=<id>` or `?course=<id>` opens a new conversation,
+ * The tutor's page at /tutor (signed in by the web session, the CSRF token in a meta tag) (`?lesson=<id>` or `?course=<id>` opens a new conversation,
  * `?conversation=<id>` an earlier one). The chat's stylesheet and KaTeX assets are shared with /chat.
  */
-export async function registerTutorPage(app: ChatHost): Promise<void> {
-  const page = async (_request: unknown, reply: import('fastify').FastifyReply) =>
+export async function registerTutorPage(app: ChatHost, web: WebAuth): Promise<void> {
+  // Signed in by the web pages' session: a visitor without one goes to /login and comes back.
+  const serve = async (request: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) =>
     reply
       .type('text/html; charset=utf-8')
       .header('content-security-policy', CSP)
-      .header('cache-control', 'no-cache')
-      .send(PAGE);
-  app.get('/tutor', page);
-  app.get('/tutor/', page);
+      .header('x-frame-options', 'DENY')
+      .header('referrer-policy', 'same-origin')
+      .header('cache-control', 'no-store')
+      .send(page(request.webUser?.csrf ?? ''));
+  app.get('/tutor', { onRequest: web.page }, serve);
+  app.get('/tutor/', { onRequest: web.page }, serve);
   app.get('/tutor/assets/tutor.js', async (_request, reply) =>
     reply
       .type('text/javascript; charset=utf-8')

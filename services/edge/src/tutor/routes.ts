@@ -7,6 +7,9 @@ import type { ChatHost } from '../chat/page.ts';
 import type { RelayTiming } from '../chat/relay.ts';
 import { sendChatError } from '../chat/replies.ts';
 import type { CallDeps, Caller } from '../tools.ts';
+import type { WebAuth } from '../web/auth.ts';
+import { CSRF_HEADER } from '../web/auth.ts';
+import { tokensMatch } from '../web/sessions.ts';
 import { createTutorEdgeMetrics, sendTutorRefusal } from './metrics.ts';
 import { registerTutorPage } from './page.ts';
 import { relayTurn } from './relay.ts';
@@ -15,6 +18,8 @@ import { type PageView, pageView } from './view.ts';
 export interface TutorRouteDeps {
   call: CallDeps;
   auth: Authenticator;
+  /** The web pages' session sign-in: the page's requests carry the session cookie and its CSRF token. */
+  web: WebAuth;
   registry: Registry;
   timing: RelayTiming;
 }
@@ -57,13 +62,35 @@ export async function registerTutorRoutes(app: ChatHost, deps: TutorRouteDeps): 
       return sendChatError(reply, 500, 'internal_error', 'Внутренняя ошибка репетитора');
     });
 
-    /** The signed-in student as a tool caller, or null with the HTTP error sent. */
+    /**
+     * The signed-in student as a tool caller, or null with the HTTP error sent: the page's web
+     * session (cookie, and its CSRF token on a POST), or an API token as at /mcp.
+     */
     const caller = async (request: FastifyRequest, reply: FastifyReply, route: string, writes: boolean) => {
       const deny = (status: number, code: string, detail: string) => {
         metrics.requests.labels(route, String(status)).inc();
         void sendChatError(reply, status, code, detail);
         return null;
       };
+      if (!request.headers.authorization) {
+        const user = await deps.web.current(request);
+        if (user === 'unavailable') return deny(503, 'tutor_unavailable', UNAVAILABLE);
+        if (!user) return deny(401, 'invalid_token', 'Сессия закончилась или вы не вошли: войдите заново');
+        if (writes && !tokensMatch(request.headers[CSRF_HEADER], user.csrf))
+          return deny(403, 'csrf_required', 'Запрос без проверочного токена страницы: обновите страницу');
+        const rate = await limiter.check(`web:${user.session.key}`);
+        if (!rate.allowed) {
+          reply.header('retry-after', String(rate.retryAfter));
+          return deny(429, 'rate_limited', 'Слишком много запросов, попробуйте чуть позже');
+        }
+        const c: Caller = {
+          principal: user.principal,
+          tokenKey: `web:${user.session.key}`,
+          endpoint: 'web:tutor',
+          requestId: request.id,
+        };
+        return c;
+      }
       const result = await deps.auth.authenticate(request.headers.authorization);
       if (!result.ok) {
         if (result.status === 401)
@@ -150,5 +177,5 @@ export async function registerTutorRoutes(app: ChatHost, deps: TutorRouteDeps): 
       );
     }
   });
-  await registerTutorPage(app);
+  await registerTutorPage(app, deps.web);
 }

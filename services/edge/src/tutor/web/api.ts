@@ -35,10 +35,15 @@ async function check(res: Response): Promise<Response> {
   throw new ApiError(res.status, body.detail ?? `HTTP ${res.status}`);
 }
 
-/** The tutor API with the student's token. */
-export function tutorApi(token: string) {
-  const auth = { authorization: `Bearer ${token}` };
-  const get = async <T>(path: string): Promise<T> => (await check(await fetch(path, { headers: auth }))).json();
+/** The session's CSRF token, put in the page by the server. */
+function csrfToken(): string {
+  return document.querySelector('meta[name="csrf-token"]')?.getAttribute('content') ?? '';
+}
+
+/** The tutor API as the signed-in student (the session cookie; a POST carries the CSRF token). */
+export function tutorApi() {
+  const get = async <T>(path: string): Promise<T> =>
+    (await check(await fetch(path, { credentials: 'same-origin' }))).json();
   return {
     conversations: () =>
       get<{ items: Conversation[]; total: number; model_connected: boolean }>('/v1/tutor/conversations?page_size=50'),
@@ -55,7 +60,8 @@ export function tutorApi(token: string) {
       const res = await check(
         await fetch('/v1/tutor/stream', {
           method: 'POST',
-          headers: { ...auth, 'content-type': 'application/json' },
+          credentials: 'same-origin',
+          headers: { 'content-type': 'application/json', 'x-csrf-token': csrfToken() },
           body: JSON.stringify(body),
           signal,
         }),

@@ -6,42 +6,19 @@ import { ApiError, type Conversation, type Item, type TutorApi, tutorApi } from 
 import { ToolCard } from './cards.ts';
 import { LessonHeader, lessonState } from './header.ts';
 
-const TOKEN_KEY = 'studium.tutor.token';
 const params = new URLSearchParams(location.search);
 
-/** The page: sign-in with a token (until the student pages' cookie sign-in), then the lesson chat. */
+/** Sends the browser to the sign-in page, to come back here. */
+function toSignIn(): void {
+  location.href = `/login?next=${encodeURIComponent(location.pathname + location.search)}`;
+}
+
+/** The page is served to a signed-in student only (the web session); a lapsed session signs in again. */
 function App() {
-  const [token, setToken] = useState(() => localStorage.getItem(TOKEN_KEY) ?? '');
-  if (!token)
-    return html`<${SignIn} onToken=${(t: string) => {
-      localStorage.setItem(TOKEN_KEY, t);
-      setToken(t);
-    }} />`;
-  const signOut = (why?: string) => {
-    localStorage.removeItem(TOKEN_KEY);
-    if (why) sessionStorage.setItem('studium.tutor.why', why);
-    setToken('');
-  };
-  return html`<${Tutor} key=${token} api=${tutorApi(token)} signOut=${signOut} />`;
+  return html`<${Tutor} api=${tutorApi()} />`;
 }
 
-function SignIn({ onToken }: { onToken: (t: string) => void }) {
-  const [value, setValue] = useState('');
-  const why = sessionStorage.getItem('studium.tutor.why');
-  return html`<form class="signin" onSubmit=${(e: Event) => {
-    e.preventDefault();
-    if (value.trim()) onToken(value.trim());
-  }}>
-    <h1>Репетитор Studium</h1>
-    <p>Вставьте ваш токен доступа Studium, чтобы заниматься в веб-чате.</p>
-    ${why && html`<p class="error">${why}</p>`}
-    <input id="token" type="password" autocomplete="off" placeholder="stu_…" value=${value}
-      onInput=${(e: Event) => setValue((e.target as HTMLInputElement).value)} />
-    <button id="token-save" type="submit">Войти</button>
-  </form>`;
-}
-
-function Tutor({ api, signOut }: { api: TutorApi; signOut: (why?: string) => void }) {
+function Tutor({ api }: { api: TutorApi }) {
   const target = params.get('lesson') ?? params.get('course');
   const [model, setModel] = useState<boolean | null>(null);
   const [list, setList] = useState<Conversation[]>([]);
@@ -56,7 +33,7 @@ function Tutor({ api, signOut }: { api: TutorApi; signOut: (why?: string) => voi
   const box = useRef<HTMLDivElement>(null);
 
   const fail = (err: unknown) => {
-    if (err instanceof ApiError && err.status === 401) return signOut('Токен не подошёл или истёк: войдите заново.');
+    if (err instanceof ApiError && err.status === 401) return toSignIn();
     setError(err instanceof Error ? err.message : String(err));
   };
   const loadList = () =>
@@ -152,7 +129,7 @@ function Tutor({ api, signOut }: { api: TutorApi; signOut: (why?: string) => voi
           </li>`,
         )}
       </ul>
-      <button class="signout" onClick=${() => signOut()}>Выйти</button>
+      <a class="signout" href="/">Мои курсы</a>
     </aside>
     <main class="chat">
       <header class="topbar">
