@@ -30,7 +30,12 @@ async function signedIn(path: string, student: { login: string; password: string
   await page.waitForSelector('#login');
   await page.fill('#login', student.login);
   await page.fill('#password', student.password);
-  await Promise.all([page.waitForURL((u) => u.pathname === '/tutor'), page.click('#submit')]);
+  await Promise.all([page.waitForURL((u) => !u.pathname.startsWith('/login')), page.click('#submit')]);
+  if (!path.startsWith('/tutor')) {
+    // The lesson and course pages open the tutor for themselves.
+    await page.waitForSelector('#tutor-link');
+    await Promise.all([page.waitForURL((u) => u.pathname === '/tutor'), page.click('#tutor-link')]);
+  }
   await page.waitForSelector('#composer');
   return page;
 }
@@ -45,7 +50,8 @@ describe('the tutor page', { timeout: 120_000 }, () => {
         choose: { prompt: 'С чего начнём?', options: ['Сначала тема', 'Сразу мой случай'] },
       }),
     );
-    const page = await signedIn(`/tutor?lesson=${lesson}`, { login: 'page-a@test.studium', password });
+    const page = await signedIn(`/lessons/${encodeURIComponent(lesson)}`, { login: 'page-a@test.studium', password });
+    expect(new URL(page.url()).searchParams.get('lesson')).toBe(lesson);
     await page.fill('#composer', 'Здравствуйте!');
     await page.click('#send');
     await page.waitForSelector('.card.choose button.choice:not([disabled])');
@@ -107,7 +113,8 @@ describe('the tutor page', { timeout: 120_000 }, () => {
           }
         : { chunks: ['Начнём.'] },
     );
-    const page = await signedIn(`/tutor?course=${stack.course}`, { login: 'page-b@test.studium', password });
+    const page = await signedIn(`/courses/${stack.course}`, { login: 'page-b@test.studium', password });
+    expect(new URL(page.url()).searchParams.get('course')).toBe(stack.course);
     await page.fill('#composer', 'Привет');
     await page.click('#send');
     await page.waitForSelector('#lesson-head');
