@@ -127,13 +127,25 @@ describe('the tutor page', { timeout: 120_000 }, () => {
     await page.close();
   });
 
-  it("stops a turn with Stop: the provider's request is aborted", async () => {
+  it("draws Markdown and KaTeX while a turn streams, stops it with Stop (the provider's request is aborted)", async () => {
     const { password } = await stack.student('page-c@test.studium');
-    stack.llm.script({ chunks: Array.from({ length: 200 }, (_, i) => `слово${i} `), delayMs: 40 });
+    stack.llm.script({
+      chunks: [
+        '## Площадь\n\n',
+        'Формула: $S',
+        ' = \\pi r^2$',
+        '\n\n',
+        ...Array.from({ length: 200 }, (_, i) => `слово${i} `),
+      ],
+      delayMs: 40,
+    });
     const before = stack.llm.requests.length;
     const page = await signedIn(`/tutor?course=${stack.course}`, { login: 'page-c@test.studium', password });
     await page.fill('#composer', 'Расскажите подробно');
     await page.click('#send');
+    // Markdown and the KaTeX formula are drawn while the turn streams.
+    await page.waitForSelector('.msg.assistant.live .katex', { timeout: 10_000 });
+    expect(await page.textContent('.msg.assistant.live h2')).toBe('Площадь');
     await page.waitForFunction(() =>
       (document.querySelector('.msg.assistant.live')?.textContent ?? '').includes('слово3'),
     );

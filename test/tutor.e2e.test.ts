@@ -31,7 +31,9 @@ describe('the tutor teaches a lesson in the web chat', () => {
     expect(first.status).toBe(200);
     expect(first.events.at(-1)).toMatchObject({ type: 'done' });
     const conversation = first.events[0]?.conversation_id as string;
-    const started = first.events.find((e) => e.type === 'tool' && e.tool === 'start_lesson') as Record<string, any>;
+    const started = first.events.find((e) => e.type === 'tool' && e.tool === 'start_lesson') as unknown as {
+      lesson: { demo_lessons_left: number };
+    };
     expect(started.lesson).toMatchObject({ number: 2, total: expect.any(Number), course_title: expect.any(String) });
     expect(started.lesson.demo_lessons_left).toBe(1);
     expect(first.events.filter((e) => e.tool === 'mark_goal')).toHaveLength(5);
@@ -54,20 +56,31 @@ describe('the tutor teaches a lesson in the web chat', () => {
       const right = stack.key.get(question.id)!.right;
       last = await tutorTurn(stack.url, token, { message: right, conversation_id: conversation });
       expect(last.status).toBe(200);
-      const answered = last.events.find((e) => e.tool === 'submit_answer') as Record<string, any>;
+      const answered = last.events.find((e) => e.tool === 'submit_answer') as unknown as {
+        verdict: { correct: boolean };
+        question: { id: string; text: string } | null;
+      };
       expect(answered.verdict.correct).toBe(true);
       question = answered.question;
     }
     expect(text(last.events)).toContain('урок пройден');
 
     // The agent channel sees the marks, the quiz attempt used and the passed lesson.
-    const outline = data(await agent.callTool('course_outline', { course: stack.course })) as any;
-    const taught = outline.chapters[0].lessons.find((l: { key: string }) => l.key === 'interests');
-    expect(taught.completed).toBe(true);
-    expect(taught.objectives.map((o: { status: string }) => o.status)).toEqual(['covered', 'covered']);
-    const again = data(await agent.callTool('start_lesson', { lesson })) as any;
+    type Outline = {
+      chapters: Array<{ lessons: Array<{ key: string; completed: boolean; objectives: Array<{ status: string }> }> }>;
+    };
+    const outline = data(await agent.callTool('course_outline', { course: stack.course })) as Outline;
+    const taught = outline.chapters[0]?.lessons.find((l) => l.key === 'interests');
+    expect(taught?.completed).toBe(true);
+    expect(taught?.objectives.map((o) => o.status)).toEqual(['covered', 'covered']);
+    type Started = {
+      start: { opening: string };
+      lesson_map: Array<{ goals: Array<{ status: string }> }>;
+      teaching_rules?: string;
+    };
+    const again = data(await agent.callTool('start_lesson', { lesson })) as Started;
     expect(again.start.opening).toBe('repeat');
-    expect(again.lesson_map.flatMap((o: any) => o.goals.map((g: any) => g.status))).toEqual(Array(5).fill('done'));
+    expect(again.lesson_map.flatMap((o) => o.goals.map((g) => g.status))).toEqual(Array(5).fill('done'));
     // The quiz attempt was taken in the web session and passed.
     const attempts = await sql<{ passed: boolean; channel: string }>`
       select a.passed, s.channel from quiz_attempts a join sessions s on s.id = a.session_id

@@ -1,5 +1,26 @@
-/** A tool's view as the page gets it (see services/edge/src/tutor/view.ts). */
-export type ToolView = { tool: string; [k: string]: unknown };
+/** A quiz question as the page shows it. */
+export type Question = {
+  id: string;
+  text: string;
+  options: Array<{ id: string; text: string }>;
+  number: number;
+  total: number;
+};
+
+/** A tool's view as the page gets it (see services/edge/src/tutor/view.ts); which fields depends on the tool. */
+export interface ToolView {
+  tool: string;
+  lesson?: { title?: string; number?: number; total?: number; course_title?: string; demo_lessons_left?: number };
+  topics?: Array<{ key: string; text: string; status: string }>;
+  topic?: { key: string; status: string };
+  demo_exhausted?: { lessons_used: number; lessons_limit: number };
+  question?: Question | null;
+  verdict?: { correct: boolean };
+  result?: { passed: boolean; score: number; pass_threshold: number } | null;
+  prompt?: string;
+  options?: string[];
+  title?: string | null;
+}
 
 /** One item of a conversation on screen. */
 export type Item = { role: 'user' | 'assistant'; content: string; note?: string } | { role: 'tool'; view: ToolView };

@@ -15,14 +15,14 @@ type Question = {
  * click is the student's reply; only the last card of the conversation takes clicks.
  */
 export function ToolCard({ view, active, reply }: { view: ToolView; active: boolean; reply: (text: string) => void }) {
-  const v = view as Record<string, any>;
+  const v = view;
   switch (v.tool) {
     case 'choose':
       return html`<div class="card choose">
         ${v.title && html`<div class="card-title">${v.title}</div>`}
         <div class="card-prompt">${v.prompt}</div>
         <div class="buttons">
-          ${(v.options as string[]).map(
+          ${(v.options ?? []).map(
             (o) => html`<button type="button" class="choice" disabled=${!active}
               onClick=${() => reply(`«${v.prompt}» — выбираю: ${o}`)}>${o}</button>`,
           )}

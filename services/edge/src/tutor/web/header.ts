@@ -12,14 +12,15 @@ export function lessonState(items: Item[]) {
   let exhausted: { lessons_used: number; lessons_limit: number } | null = null;
   for (const it of items) {
     if (it.role !== 'tool') continue;
-    const v = it.view as Record<string, any>;
+    const v = it.view;
     if (v.tool === 'start_lesson' && v.demo_exhausted) exhausted = v.demo_exhausted;
     else if (v.tool === 'start_lesson') {
-      lesson = v.lesson;
+      lesson = v.lesson ?? null;
       topics = v.topics ?? [];
       passed = false;
     } else if (v.tool === 'mark_goal' && v.topic) {
-      topics = topics.map((t) => (t.key === v.topic.key ? { ...t, status: v.topic.status } : t));
+      const topic = v.topic;
+      topics = topics.map((t) => (t.key === topic.key ? { ...t, status: topic.status } : t));
     } else if (v.tool === 'submit_answer' && v.result?.passed) passed = true;
     else if (v.tool === 'complete_lesson') passed = true;
   }
