@@ -167,6 +167,18 @@ describe('the turn rule and the tools the tutor may call', () => {
     expect(JSON.parse(replies[1]!.content).error.code).toBe('invalid_arguments');
   });
 
+  it('runs at most 16 calls of one round; the rest come back to the model as too_many_calls', async () => {
+    const { token } = await stack.student('tutor-k@test.studium');
+    let asked = 0;
+    const choose = { name: 'choose', arguments: { prompt: 'Да?', options: ['да'] } };
+    stack.llm.script(() => (asked++ === 0 ? { toolCalls: Array(20).fill(choose) } : { chunks: ['Хорошо.'] }));
+    const turn = await tutorTurn(stack.url, token, { message: 'Привет', lesson: stack.course });
+    expect(turn.events.at(-1)).toMatchObject({ type: 'done' });
+    expect(turn.events.filter((e) => e.tool === 'choose')).toHaveLength(16);
+    const codes = lastToolReplies().map((r) => JSON.parse(r.content).error?.code ?? 'ok');
+    expect(codes).toEqual([...Array(16).fill('ok'), ...Array(4).fill('too_many_calls')]);
+  });
+
   it('ends a turn whose model keeps calling tools after the bounded number of rounds', async () => {
     const { token } = await stack.student('tutor-d@test.studium');
     stack.llm.script({ toolCalls: [{ name: 'choose', arguments: { prompt: 'Ещё?', options: ['да'] } }] });

@@ -27,7 +27,9 @@ export type TutorTool = (typeof TUTOR_TOOLS)[number];
 export const TUTOR_MESSAGE_MAX = 4000;
 /** Tool rounds of one model turn by default (ai-chat's AI_TUTOR_TOOL_ROUNDS): past them the turn ends with an error. */
 export const TUTOR_TOOL_ROUNDS = 12;
-/** What one tool result may put in the conversation (characters); longer ones are cut. */
+/** Tool calls of one model round that run; the rest are refused (`too_many_calls`) as their results. */
+export const TUTOR_CALLS_PER_ROUND = 16;
+/** What one tool result may put in the conversation (characters); longer ones are cut (16 of them fit a NATS message). */
 export const TUTOR_TOOL_RESULT_MAX = 48_000;
 /** Arguments of one tool call (characters of JSON) the edge accepts from the model. */
 export const TUTOR_TOOL_ARGS_MAX = 16_000;

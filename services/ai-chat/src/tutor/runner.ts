@@ -1,5 +1,6 @@
 import {
   lessonsTeachingRules,
+  TUTOR_CALLS_PER_ROUND,
   TUTOR_TOOL_RESULT_MAX,
   TutorControl,
   type TutorFrame,
@@ -53,6 +54,12 @@ const dec = new TextDecoder();
 
 const TOO_MANY_ROUNDS =
   'Репетитор запутался в шагах занятия и остановился. Ваше сообщение сохранено — напишите ещё раз или продолжите другими словами.';
+const TOO_MANY_CALLS = JSON.stringify({
+  error: {
+    code: 'too_many_calls',
+    message: `За один шаг выполняется не больше ${TUTOR_CALLS_PER_ROUND} вызовов: повторите остальные следующим шагом`,
+  },
+});
 const TOOLS_LOST = 'Платформа не выполнила шаги занятия вовремя, ход прерван. Напишите ещё раз.';
 
 /**
@@ -203,6 +210,8 @@ export class TutorRunner {
       }
       // The turn rule first: refused calls are answered here and never reach the platform.
       const refused = rule.checkRound(calls);
+      // A bounded round: the results of all calls must fit one message from the edge.
+      for (const c of calls.slice(TUTOR_CALLS_PER_ROUND)) refused.set(c.id, TOO_MANY_CALLS);
       for (const c of calls) if (refused.has(c.id)) send({ type: 'tool_refused', id: c.id, name: c.name });
       const toRun = calls.filter((c) => !refused.has(c.id));
       let got: Results = [];

@@ -1,4 +1,11 @@
-import { decodeTutorFrame, type TutorControl, type TutorToolCall, tutorStartTurn } from '@studium/contracts';
+import {
+  decodeTutorFrame,
+  TUTOR_CALLS_PER_ROUND,
+  TUTOR_TOOL_RESULT_MAX,
+  type TutorControl,
+  type TutorToolCall,
+  tutorStartTurn,
+} from '@studium/contracts';
 import type { FastifyReply } from 'fastify';
 import { createInbox, type Subscription } from 'nats';
 import type { RelayTiming } from '../chat/relay.ts';
@@ -103,12 +110,13 @@ export async function relayTurn(
     toolsRunning = true;
     const roundStarted = performance.now();
     const results: Array<{ id: string; content: string }> = [];
-    for (const c of calls) {
+    // ai-chat sends at most TUTOR_CALLS_PER_ROUND; the edge does not take more on trust.
+    for (const c of calls.slice(0, TUTOR_CALLS_PER_ROUND)) {
       if (finished) return;
       const started = performance.now();
       const content = await runTutorTool(call, caller, c);
       metrics.toolSeconds.observe((performance.now() - started) / 1000);
-      results.push({ id: c.id, content });
+      results.push({ id: c.id, content: content.slice(0, TUTOR_TOOL_RESULT_MAX) });
       const view = pageView(c.name, content);
       if (view) event({ type: 'tool', ...view });
     }
