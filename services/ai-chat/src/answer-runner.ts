@@ -184,7 +184,7 @@ export class AnswerRunner {
  * I/O callbacks, so publishing them at once here costs one socket write instead of one each. The
  * order of each answer's frames is kept.
  */
-class FrameBatch {
+export class FrameBatch {
   private queue: Array<[string, Uint8Array]> = [];
 
   constructor(private readonly nc: NatsConnection) {}

@@ -24,6 +24,7 @@ import { RateLimiter } from './rate-limit.ts';
 import { studentApp } from './student/routes.ts';
 import { authorGate, refuseNonAuthor, rpcFailure, scopeChallenge, surfaceAuth } from './surface-auth.ts';
 import type { Caller } from './tools.ts';
+import { registerTutorRoutes } from './tutor/routes.ts';
 import { setupWeb } from './web/index.ts';
 
 // Schema messages reach agents and students: Russian, like every user-facing text.
@@ -237,6 +238,16 @@ export async function buildApp(deps: EdgeDeps) {
   });
   await web.registerApp(studentApp());
   await web.registerApp(cabinetApp());
+
+  // The platform's tutor (issue 23): /v1/tutor/* and its page at /tutor, signed in by the web
+  // session (or an API token, as /mcp).
+  await registerTutorRoutes(app, {
+    call: callDeps,
+    auth,
+    web: web.auth,
+    registry: metrics.registry,
+    timing: { aliveMs: config.AI_CHAT_ALIVE_MS, stallMs: config.AI_CHAT_STALL_MS, keepAliveMs: 15_000 },
+  });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {

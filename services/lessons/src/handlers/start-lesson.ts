@@ -1,5 +1,6 @@
 import {
   lessonId,
+  lessonsTeachingRules,
   type OutputOf,
   ok,
   type Principal,
@@ -14,6 +15,7 @@ import { lessonMap, nextStep } from '../domain/lesson-progress.ts';
 import { chooseOpening, nextOpenLesson, RETURN_AFTER_MS } from '../domain/opening.ts';
 import { attemptsLeft, quizStanding } from '../domain/quiz.ts';
 import { signals } from '../domain/signals.ts';
+import { CLOSING_RULES, QUIZ_RULES, START_RULES } from '../domain/teaching-rules.ts';
 import { fetchLessonContext } from '../lesson-context.ts';
 import { refusals } from '../refusals.ts';
 import { checkAccess } from '../session-context.ts';
@@ -29,6 +31,8 @@ export function startLessonHandlers(deps: LessonsDeps) {
   return [
     endpoint(start_lesson, (args, { principal }) => startLesson(deps, principal, args, 'agent')),
     endpoint(startLessonChannel, (args, { principal }) => startLesson(deps, principal, args, args.channel)),
+    // The packs the web channel's replies leave out, for the web chat's system instructions.
+    endpoint(lessonsTeachingRules, async () => ok({ start: START_RULES, quiz: QUIZ_RULES, closing: CLOSING_RULES })),
   ];
 }
 

@@ -14,6 +14,7 @@ export function CoursePage({ course }: { course: string }) {
   const o = outcome.data;
   return html`<h1 id="course-title">${o.title ?? o.course}</h1>
     <${ProgramLine} course=${{ programs: o.programs ?? [], locked_by: o.locked_by }} />
+    <p><a id="tutor-link" href=${`/tutor?course=${encodeURIComponent(o.course)}`}>Заниматься с репетитором в веб-чате</a></p>
     ${o.chapters.map(
       (ch) => html`<section class="chapter">
         <h2>${ch.title}</h2>

@@ -17,6 +17,7 @@ export function LessonPage({ lesson }: { lesson: string }) {
     <h1 id="lesson-title">${found.title}</h1>
     <div class="badges">${found.completed ? html`<span class="badge ok">урок пройден</span>` : found.current && html`<span class="badge info">текущий урок</span>`}</div>
     ${found.hook && html`<p class="hook">${found.hook}</p>`}
+    <p><a id="tutor-link" href=${`/tutor?lesson=${encodeURIComponent(lesson)}`}>Заниматься с репетитором в веб-чате</a></p>
     <h2>Цели урока</h2>
     <ul class="plain goals" id="goals">
       ${found.objectives.map(
