@@ -48,7 +48,7 @@ export const REQUESTS: Record<(typeof SERVED)[number], string[]> = {
   ],
   knowledge: ['enrollment.whoami', 'lessons.session_course'],
   reporting: [],
-  'ai-chat': [],
+  'ai-chat': ['lessons.teaching_rules'],
 };
 
 /** The JetStream API a user needs on one stream: info and create, its consumers, acks, direct gets. */
