@@ -93,7 +93,7 @@ async function conversation(base: string, token: string, lesson: string, key: Re
 }
 
 await ensureServices();
-const { prefix, databaseUrl, env: placeEnv } = await benchPlace('tutor');
+const { prefix, databaseUrl, env: placeEnv, trust } = await benchPlace('tutor');
 const nc = await natsConnect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
 const children: ChildProcess[] = [];
 let stopping = false;
@@ -106,7 +106,7 @@ try {
     children.push(c);
     pids[name] = c.pid ?? 0;
   }
-  const bus = createBus(nc, { prefix, timeoutMs: 10_000, log: createLogger('bench', 'silent') });
+  const bus = createBus(nc, { prefix, timeoutMs: 10_000, log: createLogger('bench', 'silent'), trust });
   const built = await buildFromDir(resolve(import.meta.dirname, '../examples/negotiation-basics'));
   if (!built.ok) throw new Error('the demo map is invalid');
   const published = await publishBuilt(bus, built, { publisher: CURATOR.user });
