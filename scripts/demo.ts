@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Kysely } from 'kysely';
@@ -57,4 +58,32 @@ export async function seedDemo(
   mkdirSync(dirname(tokensFile), { recursive: true });
   writeFileSync(tokensFile, `${JSON.stringify(tokens, null, 2)}\n`, { mode: 0o600 });
   return tokens;
+}
+
+/** The demo people who sign in on the web pages: the student (pages, tutor) and the curator (cabinet). */
+const WEB_USERS = ['student', 'curator'] as const;
+
+/**
+ * Gives the demo student and curator a sign-in password for the web pages, generated once into
+ * `passwordsFile` (mode 600) and kept: re-running `npm start` keeps a browser's sign-in valid.
+ */
+export async function seedDemoPasswords(
+  db: Kysely<EnrollmentDb>,
+  passwordsFile: string,
+): Promise<Record<string, string>> {
+  const admin = new EnrollmentAdmin(db);
+  const previous: Record<string, string> = existsSync(passwordsFile)
+    ? JSON.parse(readFileSync(passwordsFile, 'utf8'))
+    : {};
+  const out: Record<string, string> = {};
+  for (const name of WEB_USERS) {
+    const user = DEMO_USERS.find((u) => u.name === name);
+    if (!user) continue;
+    const password = previous[user.id] ?? randomBytes(12).toString('base64url');
+    await admin.setPassword(user.id, password);
+    out[user.id] = password;
+  }
+  mkdirSync(dirname(passwordsFile), { recursive: true });
+  writeFileSync(passwordsFile, `${JSON.stringify(out, null, 2)}\n`, { mode: 0o600 });
+  return out;
 }

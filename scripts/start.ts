@@ -21,7 +21,7 @@ import { z } from 'zod';
 import { EnrollmentAdmin } from '../services/enrollment/src/admin.ts';
 import { MIGRATIONS as ENROLLMENT_MIGRATIONS } from '../services/enrollment/src/app.ts';
 import type { EnrollmentDb } from '../services/enrollment/src/db.ts';
-import { seedDemo } from './demo.ts';
+import { seedDemo, seedDemoPasswords } from './demo.ts';
 import { publishDemoCourses } from './demo-courses.ts';
 import { ensureServices } from './ensure-services.ts';
 import { SERVICES } from './services.ts';
@@ -39,6 +39,7 @@ const config = loadConfig(
 const log = createLogger('start', 'info');
 const root = resolve(import.meta.dirname, '..');
 const tokensFile = resolve(root, config.STUDIUM_HOME, 'demo-tokens.json');
+const passwordsFile = resolve(root, config.STUDIUM_HOME, 'demo-passwords.json');
 // The edge's key pair for signed principals on the bus: the environment's, else one generated
 // into STUDIUM_HOME on the first start and kept. Only the edge (and this script) gets the private key.
 const keys =
@@ -61,6 +62,7 @@ const operatorNats = () => connect(natsOptions({ ...nats.envFor('operator'), NAT
   await migrate(database.pool, 'enrollment', [PLATFORM_MIGRATIONS, ENROLLMENT_MIGRATIONS]);
   const nc = await operatorNats();
   await seedDemo(database.db, tokensFile, { nc, prefix: config.SUBJECT_PREFIX });
+  await seedDemoPasswords(database.db, passwordsFile);
   await nc.drain();
   await database.close();
 }
@@ -126,14 +128,17 @@ for (;;) {
 }
 
 const tokens = JSON.parse(readFileSync(tokensFile, 'utf8')) as Record<string, string>;
+const passwords = JSON.parse(readFileSync(passwordsFile, 'utf8')) as Record<string, string>;
 console.log(`
 Studium is running.
 
   Student MCP endpoint   ${base}/mcp
   Curator MCP endpoint   ${base}/authoring
   Knowledge base (MCP)   ${base}/kb
-  Sign in by URL (OAuth) give a demo user a password: npm run studium -- user password student@demo.studium
-  Student web pages      ${base}/  (sign in with the same login and password)
+  Student web pages      ${base}/   the tutor: ${base}/tutor   author's cabinet: ${base}/cabinet
+  Web and OAuth sign-in  ${Object.entries(passwords)
+    .map(([login, pw]) => `${login} / ${pw}`)
+    .join('   ')}  (${passwordsFile})
   Teacher's AI chat      ${base}/chat  (teacher token; model: ${process.env.AI_MODEL || 'none, set AI_BASE_URL, AI_MODEL, AI_API_KEY'})
   NATS                   ${nats.describe}
   Health                 ${base}/healthz   ${base}/readyz   ${base}/metrics
