@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,6 +52,8 @@ beforeAll(async () => {
   };
   void sample();
   const starts: Promise<void>[] = [];
+  // The edge and homework share a strong file-URL key (they refuse to start without one).
+  const fileUrlSecret = randomBytes(32).toString('hex');
   for (const svc of SERVICES) {
     for (let replica = 0; replica < 2; replica++) {
       const port = await freePort();
@@ -64,6 +67,7 @@ beforeAll(async () => {
         // PgBouncer 1.18 in transaction mode cannot carry named prepared statements.
         DB_PREPARED_STATEMENTS: 'false',
         MAIL_DIR: mailDir,
+        FILE_URL_SECRET: fileUrlSecret,
         ...(svc.name === 'edge' ? { PORT: String(port), HOST: '127.0.0.1' } : { HEALTH_PORT: String(port) }),
       });
       running.push({ name: svc.name, process, ready: `http://127.0.0.1:${port}/readyz` });
