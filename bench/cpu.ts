@@ -67,3 +67,14 @@ export class CpuMeter {
     }
   }
 }
+
+/** Read and write system calls of a process so far (socket and pipe I/O: queries, NATS messages). */
+export function syscalls(pid: number): number {
+  try {
+    const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+    const get = (k: string) => Number(new RegExp(`^${k}: (\\d+)`, 'm').exec(io)?.[1] ?? 0);
+    return get('syscr') + get('syscw');
+  } catch {
+    return 0;
+  }
+}

@@ -20,7 +20,7 @@ import { ensureServices } from '../scripts/ensure-services.ts';
 import { EnrollmentAdmin } from '../services/enrollment/src/admin.ts';
 import { MIGRATIONS } from '../services/enrollment/src/app.ts';
 import type { EnrollmentDb } from '../services/enrollment/src/db.ts';
-import { CpuMeter, type DbCounters, natsPid } from './cpu.ts';
+import { CpuMeter, type DbCounters, natsPid, syscalls } from './cpu.ts';
 import { benchPlace, connect, spawnTs, teardownBench } from './harness.ts';
 
 const STUDENTS = Number(process.env.BENCH_STUDENTS ?? 200);
@@ -39,6 +39,13 @@ const SERVICES = ['enrollment', 'courses', 'lessons', 'homework', 'knowledge', '
 type Reply = { isError?: boolean; structuredContent?: { data?: Record<string, unknown>; error?: { code?: string } } };
 type Step = { kind: 'goal'; goal: string; title: string } | { kind: 'quiz' } | { kind: 'complete' } | null;
 type QuizKey = Map<string, { right: string; wrong: string; spare: number }>;
+
+/** Node options of a service: `BENCH_PROFILE=lessons,edge` writes a CPU profile of each into .bench-profiles/. */
+function nodeArgs(name: string): string[] {
+  return (process.env.BENCH_PROFILE ?? '').split(',').includes(name)
+    ? ['--cpu-prof', '--cpu-prof-dir', resolve(import.meta.dirname, '../.bench-profiles', name)]
+    : [];
+}
 
 /** One student's agent: its client and where it is in its lesson. */
 interface Agent {
@@ -60,14 +67,27 @@ class LoopError extends Error {}
 const stats = new Map<string, number[]>();
 let lessonsCompleted = 0;
 
+/** Around each call while set: the per-tool attribution phase (one agent, one call at a time). */
+let around: ((tool: string, run: () => Promise<Reply>) => Promise<Reply>) | null = null;
+
+/** Calls a tool, timing it (and attributing its I/O when {@link around} is set). */
+async function invoke(agent: Agent, name: string, args: Record<string, unknown>): Promise<Reply> {
+  const run = async () => {
+    const t = performance.now();
+    const res = (await agent.client.callTool({ name, arguments: args })) as Reply;
+    if (!res.isError) {
+      const list = stats.get(name) ?? [];
+      list.push(performance.now() - t);
+      stats.set(name, list);
+    }
+    return res;
+  };
+  return around ? around(name, run) : run();
+}
+
 async function call(agent: Agent, name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const t = performance.now();
-  const res = (await agent.client.callTool({ name, arguments: args })) as Reply;
-  const ms = performance.now() - t;
+  const res = await invoke(agent, name, args);
   if (res.isError) throw new LoopError(`${name} ${JSON.stringify(args)} → ${JSON.stringify(res).slice(0, 600)}`);
-  const list = stats.get(name) ?? [];
-  list.push(ms);
-  stats.set(name, list);
   return res.structuredContent?.data ?? {};
 }
 
@@ -96,7 +116,7 @@ function quizKeys(releases: Release[]): QuizKey {
  */
 async function step(agent: Agent, key: QuizKey, courses: string[]): Promise<void> {
   agent.n++;
-  if (agent.session && agent.n % 11 === 3) {
+  if (agent.session && agent.course === courses[0] && agent.n % 11 === 3) {
     const fields = { counterpart: `Коллега ${agent.n}`, subject: `Сроки релиза, шаг ${agent.n}` };
     await call(agent, 'update_artifact', { course: agent.course, artifact: 'negotiation_plan', key: 'case', fields });
     return;
@@ -115,17 +135,15 @@ async function step(agent: Agent, key: QuizKey, courses: string[]): Promise<void
   if (agent.n % 31 === 0) return void (await call(agent, 'course_outline', { course: courses[agent.n % 2] }));
 
   if (!agent.session) {
-    const t = performance.now();
-    const res = (await agent.client.callTool({ name: 'start_lesson', arguments: {} })) as Reply;
+    const res = await invoke(agent, 'start_lesson', {});
     if (res.isError && res.structuredContent?.error?.code === 'nothing_to_study') {
       agent.done = true;
       return;
     }
     if (res.isError) throw new LoopError(`start_lesson → ${JSON.stringify(res).slice(0, 600)}`);
-    (stats.get('start_lesson') ?? stats.set('start_lesson', []).get('start_lesson'))?.push(performance.now() - t);
     const data = res.structuredContent?.data ?? {};
     agent.session = data.session as string;
-    agent.course = (data.course as string) ?? (data.lesson as { course?: string })?.course ?? courses[0];
+    agent.course = (data.lesson as { course: string }).course;
     agent.step = data.next_step as Step;
     return;
   }
@@ -252,11 +270,16 @@ try {
   const admin = new EnrollmentAdmin(database.db);
   const pids: Record<string, number> = {};
   for (const name of SERVICES) {
-    const child = (await spawnTs(`services/${name}/src/main.ts`, env, /service started/)).child;
+    const child = (await spawnTs(`services/${name}/src/main.ts`, env, /service started/, nodeArgs(name))).child;
     children.push(child);
     pids[name] = child.pid ?? 0;
   }
-  const edge = await spawnTs('services/edge/src/main.ts', env, /Server listening at http:\/\/127\.0\.0\.1:(\d+)/);
+  const edge = await spawnTs(
+    'services/edge/src/main.ts',
+    env,
+    /Server listening at http:\/\/127\.0\.0\.1:(\d+)/,
+    nodeArgs('edge'),
+  );
   children.push(edge.child);
   pids.edge = edge.child.pid ?? 0;
   const nats = natsPid();
@@ -316,6 +339,7 @@ try {
 
   const watcher = new pg.Client({ connectionString: databaseUrl });
   await watcher.connect();
+  watcher.on('error', () => {}); // the teardown's drop ends it
   // PostgreSQL's counters lag up to a second behind (a backend reports at most once a second).
   const dbCounters = async (): Promise<DbCounters> => {
     const { rows } = await watcher.query<{ pid: number }>(
@@ -327,6 +351,57 @@ try {
     );
     return { pids: rows.map((r) => r.pid), counters: c.rows[0] ?? {} };
   };
+
+  // Where each tool's work goes: one agent, one call at a time, each followed by a pause for the
+  // events it caused to be handled; per call, the I/O system calls of every process (a query, a
+  // NATS message: each costs a few) and the database's write transactions (xids taken).
+  const ioOf = async () => {
+    const out = new Map<string, number>();
+    for (const [name, pid] of Object.entries(pids)) if (name !== 'nats') out.set(name, syscalls(pid));
+    const { rows } = await watcher.query<{ pid: number }>(
+      'select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+    );
+    out.set(
+      'postgres',
+      rows.reduce((n, r) => n + syscalls(r.pid), 0),
+    );
+    const x = await watcher.query<{ xmax: string }>('select txid_snapshot_xmax(txid_current_snapshot()) as xmax');
+    out.set('write xacts', Number(x.rows[0].xmax));
+    return out;
+  };
+  // Each process's count per call; a backend counts only while it lives across the call. Medians,
+  // because the services' own timers (relays, sweepers) now and then fall into a call's window.
+  const attributed = new Map<string, Map<string, number[]>>();
+  around = async (tool, run) => {
+    const before = await ioOf();
+    const res = await run();
+    await new Promise((ok) => setTimeout(ok, 250));
+    const after = await ioOf();
+    const per = new Map<string, number>();
+    for (const [k, v] of after) {
+      if (!before.has(k)) continue;
+      const name = k.startsWith('postgres:') ? 'postgres' : k;
+      per.set(name, (per.get(name) ?? 0) + v - (before.get(k) ?? 0));
+    }
+    const a = attributed.get(tool) ?? new Map<string, number[]>();
+    for (const [k, v] of per) a.set(k, [...(a.get(k) ?? []), v]);
+    attributed.set(tool, a);
+    return res;
+  };
+  const tracer = agents[agents.length - 1];
+  for (let i = 0; i < Number(process.env.BENCH_ATTRIBUTE_STEPS ?? 80) && !tracer.done; i++)
+    await step(tracer, key, courses);
+  around = null;
+  const cols = [...Object.keys(pids).filter((k) => k !== 'nats'), 'postgres'];
+  console.log(
+    `\n### Per call, one at a time, the events it caused included: median I/O system calls per process (a query or a NATS message costs about two)\n\n| tool | calls | ${cols.join(' | ')} | all |\n|---|---:|${cols.map(() => '---:').join('|')}|---:|`,
+  );
+  const med = (xs: number[] | undefined) => (xs?.length ? pct(xs, 50) : 0);
+  const rowsOf = [...attributed].map(([tool, a]) => ({ tool, a, all: cols.reduce((n, k) => n + med(a.get(k)), 0) }));
+  for (const { tool, a, all } of rowsOf.sort((x, y) => y.all - x.all)) {
+    const cells = cols.map((k) => med(a.get(k)).toFixed(0));
+    console.log(`| ${tool} | ${a.get('edge')?.length ?? 0} | ${cells.join(' | ')} | ${all.toFixed(0)} |`);
+  }
 
   // Warm-up: every student's first lesson started, a few rounds of each phase.
   await mixPhase(agents, 16, 3000, key, courses);
