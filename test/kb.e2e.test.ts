@@ -283,7 +283,7 @@ describe('bootstrap, discovery and memory', () => {
     const first = await call(bob, 'start_session', { project: 'acme' });
     expect(first.profile.keys).toEqual({ role: 'тимлид' });
     expect(first.project).toEqual({ handle: 'acme', title: 'Акме', notes: 0, folders: [] });
-    expect(first.delta).toEqual({ since: null, changes: [] });
+    expect(first.delta).toEqual({ since: null, changes: [], total: 0, more: false });
     await call(alice, 'create_note', {
       project: 'acme',
       body: '# Регламент\n\nТекст.',
@@ -498,7 +498,7 @@ describe('every /kb refusal', () => {
       'folderNotFound',
     );
     expect((await refusal(alice, 'move_folder', { project: 'acme', path: 'ops', newParent: 'ops/daily' })).code).toBe(
-      'invalidPath',
+      'folderIntoItself',
     );
     expect((await refusal(alice, 'rename_folder', { project: 'acme', path: 'ops', name: 'a/b' })).code).toBe(
       'invalidPath',

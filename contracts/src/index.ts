@@ -2,6 +2,7 @@ export * from './bounds.ts';
 export * from './common.ts';
 export * from './events.ts';
 export * from './homework.ts';
+export * from './homework-task.ts';
 export * from './ops/index.ts';
 export * from './principal.ts';
 export * from './refusal.ts';

@@ -188,7 +188,7 @@ describe('course_release', () => {
     expect(l1.questions[0]).toMatchObject({ key: 'q-1', correct: 'a' });
     expect(l1.questions[1].explanation).toBeNull();
     expect(l1.objectives[0].goals.map((g) => g.key)).toEqual(['term:T1', 'choice:C1']);
-    expect(out.lessons![1].homework).toMatchObject({ answer_mode: 'text', due: '7 дн. после закрытия урока' });
+    expect(out.lessons![1].homework).toMatchObject({ answer_mode: 'text', due: '7 дней после закрытия урока' });
     expect(out.document?.blocks.map((b) => b.key)).toEqual(['goals', 'next']);
     expect(out).not.toHaveProperty('agent');
   });

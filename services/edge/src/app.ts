@@ -17,7 +17,7 @@ import { createEdgeMetrics } from './metrics.ts';
 import { setupOAuth } from './oauth/index.ts';
 import { isOAuthPath } from './oauth/routes.ts';
 import { RateLimiter } from './rate-limit.ts';
-import { scopeChallenge, surfaceAuth } from './surface-auth.ts';
+import { authorGate, refuseNonAuthor, scopeChallenge, surfaceAuth } from './surface-auth.ts';
 import type { Caller } from './tools.ts';
 
 // Schema messages reach agents and students: Russian, like every user-facing text.
@@ -63,7 +63,12 @@ export async function buildApp(deps: EdgeDeps) {
 
   // Routes that take larger bodies set their own bodyLimit; the MCP endpoints take tool calls.
   const app = Fastify({ loggerInstance: deps.log, bodyLimit: 1024 * 1024, trustProxy: config.TRUST_PROXY });
-  app.setErrorHandler(edgeErrorHandler);
+  app.setErrorHandler((error: FastifyError, request, reply) =>
+    // A non-author's body that did not parse is still the author-role violation, not a parse error.
+    request.authorRefused && request.caller
+      ? refuseNonAuthor(request.caller.endpoint, { audit, metrics }, request, reply)
+      : edgeErrorHandler(error, request, reply),
+  );
   // Per-request access logs would cost more than the calls they describe; metrics count them.
   app.addHook('onRoute', (route) => {
     route.logLevel = 'warn';
@@ -109,8 +114,11 @@ export async function buildApp(deps: EdgeDeps) {
     const options = {
       onRequest: surfaceAuth(path, authDeps, path === '/authoring'),
       bodyLimit: uploads ? Math.max(limit, UPLOAD_BODY_LIMIT) : limit,
-      preHandler: uploads
-        ? async (request: FastifyRequest, reply: FastifyReply) => {
+      preHandler: !uploads
+        ? path === '/authoring'
+          ? authorGate(path, authDeps)
+          : undefined
+        : async (request: FastifyRequest, reply: FastifyReply) => {
             if (Number(request.headers['content-length'] ?? 0) <= limit) return;
             const body = request.body as { method?: string; params?: { name?: unknown } } | undefined;
             if (body?.method === 'tools/call' && body.params?.name === store_homework_file.name) return;
@@ -120,8 +128,7 @@ export async function buildApp(deps: EdgeDeps) {
               id: null,
               error: { code: -32600, message: `Запрос слишком большой: не больше ${config.MCP_BODY_LIMIT_KB} КБ` },
             });
-          }
-        : undefined,
+          },
     };
     app.post(path, options, serve);
     app.get(path, options, serve);

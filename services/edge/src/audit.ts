@@ -26,7 +26,13 @@ export interface EdgeDb {
 
 /** One access violation. */
 export interface Violation {
-  kind: 'author_role_required' | 'write_with_read_token' | 'oauth_grant' | 'oauth_revocation' | 'oauth_login_failed';
+  kind:
+    | 'author_role_required'
+    | 'access_denied'
+    | 'write_with_read_token'
+    | 'oauth_grant'
+    | 'oauth_revocation'
+    | 'oauth_login_failed';
   user: string | null;
   endpoint: string;
   tool?: string;

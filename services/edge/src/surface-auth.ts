@@ -9,6 +9,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The authenticated caller of an MCP endpoint, set by its onRequest hook. */
     caller?: Caller;
+    /** True when `/authoring` refuses the caller (no author role); see authorGate. */
+    authorRefused?: boolean;
   }
 }
 
@@ -56,18 +58,51 @@ export function surfaceAuth(path: string, deps: SurfaceAuthDeps, requiresAuthor:
       return reply.code(result.status).send(rpcFailure(phraseFor(result.status)));
     }
     const { principal, tokenKey, oauth } = result;
-    if (requiresAuthor && !isAuthor(principal.roles)) {
-      deps.metrics.httpRejections.labels(path, '403').inc();
-      await deps.audit.record({
-        kind: 'author_role_required',
-        user: principal.user,
-        endpoint: path,
-        detail: { roles: principal.roles },
-      });
-      return reply.code(403).send(rpcFailure(phraseFor(403)));
-    }
     request.caller = { principal, tokenKey, endpoint: path, requestId: String(request.id), oauth };
+    // A caller without the author role is refused by authorGate once the (bounded) body is read:
+    // the audit row names the tool the caller tried. The token itself is valid, so the body costs
+    // no more than any authenticated request's.
+    if (requiresAuthor && !isAuthor(principal.roles)) request.authorRefused = true;
   };
+}
+
+/**
+ * The preHandler of `/authoring`: a caller without the author role gets the 403 of the spec
+ * («нарушение должно попадать в журнал как нарушение»), audited with the tool it called (null for
+ * anything but tools/call). Sent before the MCP layer sees the request.
+ */
+export function authorGate(path: string, deps: SurfaceAuthDeps) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    if (request.authorRefused && request.caller) return refuseNonAuthor(path, deps, request, reply);
+  };
+}
+
+/**
+ * The 403 and audit row of a caller without the author role on `/authoring`: from authorGate, or
+ * from the error handler when the body never parsed (not JSON, too large) — refused all the same.
+ */
+export async function refuseNonAuthor(
+  path: string,
+  deps: Pick<SurfaceAuthDeps, 'audit' | 'metrics'>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
+  const caller = request.caller as Caller;
+  deps.metrics.httpRejections.labels(path, '403').inc();
+  const body = request.body as { method?: unknown; params?: { name?: unknown } } | undefined;
+  const name = body?.method === 'tools/call' ? body.params?.name : undefined;
+  await deps.audit.record({
+    kind: 'author_role_required',
+    user: caller.principal.user,
+    endpoint: path,
+    // The name as sent, cut to an identifier's length: the log keeps no caller's essay.
+    tool: typeof name === 'string' ? name.slice(0, 128) : undefined,
+    detail: {
+      roles: caller.principal.roles,
+      method: typeof body?.method === 'string' ? body.method.slice(0, 64) : null,
+    },
+  });
+  return reply.code(403).send(rpcFailure(phraseFor(403)));
 }
 
 /** A JSON-RPC error for a request refused before its body was read (its id is not known yet). */

@@ -77,6 +77,17 @@ export async function callTool(deps: CallDeps, tool: ToolContract, caller: Calle
     if (err instanceof Failure) deps.log.warn(at, 'tool call failed');
     else deps.log.error(at, 'tool call crashed');
     outcome = `failure_${status}`;
+    // A service's 403 (an author calling goal_runs or the review tools of a course they do not
+    // teach) is an access violation: it goes to the journal like the edge's own (spec 000).
+    if (status === 403) {
+      await deps.audit.record({
+        kind: 'access_denied',
+        user: caller.principal.user,
+        endpoint: caller.endpoint,
+        tool: tool.name,
+        detail: { roles: caller.principal.roles },
+      });
+    }
     return failureResult(status);
   } finally {
     deps.metrics.toolCalls.labels(tool.name, outcome).inc();

@@ -84,6 +84,8 @@ describe('enrollment.course_access', () => {
       { course: 'assigned', space: 'frozen' },
       { course: 'cold', course_space: 'frozen' },
       { course: 'cold' },
+      // A named space without the course, the course only in a suspended organization (fill_document without space).
+      { course: 'cold', space: 'personal' },
     ]) {
       expect(await access(args)).toMatchObject({
         ok: false,
@@ -92,12 +94,12 @@ describe('enrollment.course_access', () => {
     }
   });
 
-  it('refuses course_not_in_space when a named organization space lacks the course', async () => {
+  it('refuses course_not_in_space when a named organization space lacks the course; available names personal too', async () => {
     await svc.admin.upsertOrganization('beta', 'Бета');
     await svc.admin.addMember('beta', 'emp@t', 'member');
     expect(await access({ course: 'assigned', space: 'beta' })).toMatchObject({
       ok: false,
-      error: { code: 'course_not_in_space', course: 'assigned', space: 'beta', available: ['acme'] },
+      error: { code: 'course_not_in_space', course: 'assigned', space: 'beta', available: ['acme', 'personal'] },
     });
   });
 

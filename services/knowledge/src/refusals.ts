@@ -91,8 +91,15 @@ export function titleMissing() {
   return refuse('titleMissing', 'Тақырып жоқ: body бірінші жолы «# Тақырып» болсын');
 }
 
-/** titleTaken: another live note of the project has this title. */
-export function titleTaken(title: string, id: string) {
+/** titleTaken: another live note of the project has this title, now or as a former title (alias). */
+export function titleTaken(title: string, id: string, alias = false) {
+  if (alias) {
+    return refuse(
+      'titleTaken',
+      `«${title}» — бұл жобадағы басқа жазбаның бұрынғы тақырыбы (alias): [[${title}]] сілтемелері соған апарады. Басқа тақырып таңдаңыз`,
+      { title, id, alias: true },
+    );
+  }
   return refuse('titleTaken', `«${title}» тақырыбы бұл жобада бос емес: бар жазбаны edit_note арқылы толықтырыңыз`, {
     title,
     id,
@@ -102,6 +109,15 @@ export function titleTaken(title: string, id: string) {
 /** invalidPath: a folder path with an empty, '.' or '..' segment, or too deep. */
 export function invalidPath(path: string) {
   return refuse('invalidPath', `«${path}» жолы жарамсыз: сегменттерді / арқылы жазыңыз, . және .. болмасын`, { path });
+}
+
+/** folderIntoItself: move_folder's new parent is the folder itself or a folder inside it. */
+export function folderIntoItself(path: string, newParent: string) {
+  return refuse(
+    'folderIntoItself',
+    `«${path}» қалтасын өз ішіне («${newParent}») жылжыту мүмкін емес: жаңа аталық қалта бұл қалтаның сыртында болсын`,
+    { path, newParent },
+  );
 }
 
 /** folderNotFound: the folder holds no live shared note (folders exist only through their notes). */

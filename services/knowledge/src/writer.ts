@@ -140,8 +140,8 @@ export class Writer {
     const tags = [...new Set((input.tags ?? []).map((t) => t.trim()).filter(Boolean))];
     const result = await this.transaction(async (r, trx) => {
       await r.notes.lockKey(`title:${project.id}:${titleKey(title)}`);
-      const taken = await r.notes.byTitle(project.id, title);
-      if (taken) return titleTaken(title, taken.id);
+      const taken = await r.notes.titleHolder(project.id, title);
+      if (taken) return titleTaken(title, taken.note.id, taken.alias);
       const n = await r.notes.insert({
         id: randomUUID(),
         project: project.id,
@@ -205,11 +205,19 @@ export class Writer {
       if (token !== null && token !== versionToken(n)) return versionConflict(id, versionToken(n));
       const next = compute(n);
       if (!next.ok) return next;
+      // Nothing to change (a move to its own folder, a rename to its own title, an empty append):
+      // no revision, no activity row, no event — the note as it is.
+      if (next.title === n.title && next.folder === n.folder && next.body === n.body) {
+        return ok({ ...written(n, project), unchanged: true as const });
+      }
       const renamed = n.class === 'user-doc' && titleKey(next.title) !== titleKey(n.title);
       if (renamed && n.project) {
-        await r.notes.lockKey(`title:${n.project}:${titleKey(next.title)}`);
-        const taken = await r.notes.byTitle(n.project, next.title);
-        if (taken && taken.id !== n.id) return titleTaken(next.title, taken.id);
+        // Both titles: the new one is taken, the old one becomes an alias (a taken title) — a
+        // create_note of either waits for this rename. Sorted, so two renames cannot deadlock.
+        const keys = [titleKey(n.title), titleKey(next.title)].sort();
+        for (const key of keys) await r.notes.lockKey(`title:${n.project}:${key}`);
+        const taken = await r.notes.titleHolder(n.project, next.title);
+        if (taken && taken.note.id !== n.id) return titleTaken(next.title, taken.note.id, taken.alias);
       }
       const saved = await r.notes.update(
         n.id,
@@ -227,7 +235,7 @@ export class Writer {
       await this.recorded(r, trx, saved, project, renamed && action === 'edited' ? 'renamed' : action, by);
       return ok(written(saved, project));
     });
-    if (result.ok && action !== 'moved' && !within) await this.embed(id);
+    if (result.ok && action !== 'moved' && !within && !('unchanged' in result.data)) await this.embed(id);
     return result;
   }
 
@@ -302,6 +310,10 @@ export class Writer {
       token,
       project,
       (n) => {
+        // An empty append or prepend adds nothing: the note stays as it is (no revision).
+        if ((e.mode === 'append' || e.mode === 'prepend') && !e.content.trim()) {
+          return { ok: true, title: n.title, folder: n.folder, body: n.body };
+        }
         const applied = applyEdit(n.body, e.mode, e.content, e.heading, e.find);
         if (!applied.ok) return editRefusal(applied.code, applied.count);
         if (n.class === 'agent-memory') return { ok: true, title: n.title, folder: n.folder, body: applied.body };
@@ -374,8 +386,8 @@ export class Writer {
       const n = await r.notes.lock(id);
       if (!n?.deleted_at) return noteNotFound(id);
       if (n.project && n.class === 'user-doc') {
-        const taken = await r.notes.byTitle(n.project, n.title);
-        if (taken) return titleTaken(n.title, taken.id);
+        const taken = await r.notes.titleHolder(n.project, n.title);
+        if (taken && taken.note.id !== n.id) return titleTaken(n.title, taken.note.id, taken.alias);
       }
       const saved = await r.notes.restore(n.id, by);
       await this.recorded(r, trx, saved, project, 'restored', { user: by, kind: 'human' });

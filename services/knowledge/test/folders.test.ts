@@ -375,13 +375,13 @@ describe('every refusal of move_folder and rename_folder, and none changes anyth
       'move_folder: into itself',
       move_folder,
       { project: 'acme/docs', path: 'refuse', newParent: 'refuse' },
-      { code: 'invalidPath' },
+      { code: 'folderIntoItself', path: 'refuse', newParent: 'refuse' },
     ],
     [
       'move_folder: below itself',
       move_folder,
       { project: 'acme/docs', path: 'refuse', newParent: 'refuse/here' },
-      { code: 'invalidPath' },
+      { code: 'folderIntoItself', path: 'refuse', newParent: 'refuse/here' },
     ],
     [
       'rename_folder: unknown project',

@@ -215,8 +215,11 @@ describe('recall', () => {
     const r = await env.bus.request(recall, alice, { topic: 'инцидент биллинг', budgetTokens, depth });
     if (!r.ok) throw new Error(r.error.code);
     const d = r.data;
-    const counted = d.items.reduce((s, i) => s + estimateTokens(JSON.stringify({ ...i, tokens: 99_999 })), 0);
-    expect(counted).toBe(d.usedTokens);
+    // usedTokens counts the whole reply: the envelope, then each item and the comma before it.
+    const counted = d.items.reduce((s, i) => s + estimateTokens(JSON.stringify({ ...i, tokens: 99_999 })) + 1, 0);
+    const envelope = estimateTokens(JSON.stringify({ ...d, usedTokens: 99_999, truncated: false, items: [] }));
+    expect(envelope + counted).toBe(d.usedTokens);
+    expect(estimateTokens(JSON.stringify(d))).toBeLessThanOrEqual(d.usedTokens);
     expect(d.usedTokens).toBeLessThanOrEqual(budgetTokens);
     return d;
   }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { INPUT_LIMITS } from '../../bounds.ts';
 import { Timestamp } from '../../common.ts';
 import { defineTool, READ, WRITE } from '../../tool.ts';
 import { HomeworkEvent, HomeworkFile, HomeworkStatus, HomeworkVersion } from '../shapes.ts';
@@ -81,7 +82,7 @@ export const return_homework = defineTool({
     'Отказы: comment_required — комментарий пуст; invalid_transition (status, allowed) — сдача не ждёт проверки; submission_not_found.',
   input: z.object({
     submission: SubmissionArg,
-    comment: z.string().describe('Что доработать — словами для ученика. Обязательный.'),
+    comment: z.string().max(INPUT_LIMITS.text).describe('Что доработать — словами для ученика. Обязательный.'),
   }),
   output: ReviewSubmission,
   annotations: WRITE,
@@ -99,7 +100,7 @@ export const accept_homework = defineTool({
     'Отказы: invalid_transition (status, allowed); submission_not_found.',
   input: z.object({
     submission: SubmissionArg,
-    comment: z.string().optional().describe('Отзыв куратора. Необязательный.'),
+    comment: z.string().max(INPUT_LIMITS.text).optional().describe('Отзыв куратора. Необязательный.'),
   }),
   output: ReviewSubmission,
   annotations: WRITE,
@@ -117,7 +118,7 @@ export const cancel_acceptance = defineTool({
     'Отказы: comment_required; invalid_transition (status, allowed) — домашка не принята; submission_not_found.',
   input: z.object({
     submission: SubmissionArg,
-    comment: z.string().describe('Почему приём отменён и что доработать. Обязательный.'),
+    comment: z.string().max(INPUT_LIMITS.text).describe('Почему приём отменён и что доработать. Обязательный.'),
   }),
   output: ReviewSubmission,
   annotations: WRITE,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Timestamp } from '../../common.ts';
 import { defineTool, READ } from '../../tool.ts';
 import { StudentNote } from '../student/my-notes.ts';
 import { ActivityView, ProjectArg, ProjectView } from './shapes.ts';
@@ -12,15 +13,32 @@ export const start_session = defineTool({
   description:
     'Жаңа сессияда бірінші шақырылады. Бір сұрауда: пайдаланушы профилі (әрқашан), қолжетімді жобалар, ал project берілсе — ' +
     'жобаның ықшам индексі (жазба саны мен жоғарғы деңгейдегі қалталар), өткен визиттен бергі өзгерістер дельтасы және knownValues ' +
-    '(қолданыстағы категориялар, тегтер мен түрлер сөздігі). Идемпотентті; шақыру міндетті емес — тек контекст азырақ болады.',
+    '(қолданыстағы категориялар, тегтер мен түрлер сөздігі). Профильде memory — remember_about_user жазған фактілер, санат бойынша. ' +
+    'Дельтада ең көбі 50 соңғы өзгеріс: total — барлығы, more: true болса қалғанын rest айтады. Идемпотентті; шақыру міндетті емес — тек контекст азырақ болады.',
   input: z.object({ project: ProjectArg.optional() }),
   output: z.looseObject({
-    profile: z.looseObject({ facts: z.array(StudentNote), keys: z.record(z.string(), z.string()) }),
+    profile: z.looseObject({
+      facts: z.array(StudentNote),
+      keys: z.record(z.string(), z.string()),
+      /** What remember_about_user stored, one entry per category. */
+      memory: z.array(
+        z.looseObject({ id: z.string(), category: z.string(), content: z.string(), updated_at: Timestamp }),
+      ),
+    }),
     projects: z.array(ProjectView),
     project: z
       .looseObject({ handle: z.string(), title: z.string(), notes: z.number().int(), folders: z.array(z.string()) })
       .optional(),
-    delta: z.looseObject({ since: z.string().nullable(), changes: z.array(ActivityView) }).optional(),
+    delta: z
+      .looseObject({
+        since: z.string().nullable(),
+        changes: z.array(ActivityView),
+        /** Changes since the last visit; more than `changes` holds when `more`, and `rest` says where they are. */
+        total: z.number().int(),
+        more: z.boolean(),
+        rest: z.string().optional(),
+      })
+      .optional(),
     knownValues: z.looseObject({
       categories: z.array(z.string()),
       tags: z.array(z.string()),

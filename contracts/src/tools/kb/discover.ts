@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { INPUT_LIMITS } from '../../bounds.ts';
 import { Timestamp } from '../../common.ts';
 import { defineTool, READ } from '../../tool.ts';
-import { ActivityView, ProjectArg } from './shapes.ts';
+import { ActivityView, intIn, ProjectArg } from './shapes.ts';
 
 /** list_notes: the ls of the knowledge base — a folder's notes and subfolders, paginated. */
 export const list_notes = defineTool({
@@ -19,7 +19,7 @@ export const list_notes = defineTool({
     path: z.string().max(INPUT_LIMITS.title).optional().describe('Қалта жолы, мысалы guides/setup; түбір — бос'),
     tag: z.string().optional().describe('Тек осы тегі бар жазбалар'),
     cursor: z.string().optional().describe('Алдыңғы жауаптың next_cursor мәні'),
-    limit: z.number().int().optional().describe('Беттегі жазба саны, 1–200, әдепкісі 50'),
+    limit: intIn(1, 200).optional().describe('Беттегі жазба саны, 1–200, әдепкісі 50'),
   }),
   output: z.looseObject({
     project: z.string(),
@@ -51,7 +51,7 @@ export const recent_activity = defineTool({
     '(action), қайда (project, path), қашан. project берілмесе — барлық қолжетімді жобалар. Бұл start_session-дегі дельта емес.',
   input: z.object({
     project: ProjectArg.optional(),
-    limit: z.number().int().optional().describe('Жазба саны, 1–100, әдепкісі 20'),
+    limit: intIn(1, 100).optional().describe('Жазба саны, 1–100, әдепкісі 20'),
   }),
   output: z.looseObject({ items: z.array(ActivityView) }),
   annotations: READ,

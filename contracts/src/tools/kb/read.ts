@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { INPUT_LIMITS } from '../../bounds.ts';
 import { Timestamp } from '../../common.ts';
 import { defineTool, READ } from '../../tool.ts';
-import { Actor, LinkView, NoteClass, ProjectArg, SearchHit, UNTRUSTED } from './shapes.ts';
+import { Actor, intIn, LinkView, NoteClass, ProjectArg, SearchHit, UNTRUSTED } from './shapes.ts';
 
 /** search: hybrid ranked snippets (full text, trigram, semantic when configured) fused by RRF. */
 export const search = defineTool({
@@ -17,7 +17,7 @@ export const search = defineTool({
   input: z.object({
     query: z.string().max(INPUT_LIMITS.summary).describe('Іздеу сұрауы'),
     project: ProjectArg.optional().describe('Тек осы жоба (және жеке жад); берілмесе — барлық қолжетімді жобалар'),
-    limit: z.number().int().optional().describe('Нәтиже саны, 1–50, әдепкісі 10'),
+    limit: intIn(1, 50).optional().describe('Нәтиже саны, 1–50, әдепкісі 10'),
   }),
   output: z.looseObject({ results: z.array(SearchHit), modes: z.array(z.string()) }),
   annotations: READ,
@@ -71,8 +71,10 @@ export const recall = defineTool({
   input: z.object({
     topic: z.string().max(INPUT_LIMITS.summary).describe('Тақырып немесе сұрақ'),
     project: ProjectArg.optional(),
-    budgetTokens: z.number().int().optional().describe('Токен бюджеті, 100–32000, әдепкісі 2000 (1 токен ≈ 4 таңба)'),
-    depth: z.number().int().optional().describe('Граф-көршілер тереңдігі, 0–3, әдепкісі 1'),
+    budgetTokens: intIn(100, 32_000)
+      .optional()
+      .describe('Токен бюджеті, 100–32000, әдепкісі 2000 (1 токен ≈ 4 таңба); бүкіл жауапты қамтиды'),
+    depth: intIn(0, 3).optional().describe('Граф-көршілер тереңдігі, 0–3, әдепкісі 1'),
   }),
   output: z.looseObject({
     topic: z.string(),

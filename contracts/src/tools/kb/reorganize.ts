@@ -12,7 +12,9 @@ export const move_note = defineTool({
   surface: 'kb',
   service: 'knowledge',
   title: 'Жазбаны жылжыту',
-  description: 'Жазбаны атын сақтай отырып басқа қалтаға жылжытады. id тұрақты, кіріс сілтемелер үзілмейді.',
+  description:
+    'Жазбаны атын сақтай отырып басқа қалтаға жылжытады. id тұрақты, кіріс сілтемелер үзілмейді. ' +
+    'Жазба сол қалтада тұрса, ештеңе өзгермейді (unchanged: true, жаңа нұсқа жоқ).',
   input: z.object({ id: z.string(), path: z.string().max(INPUT_LIMITS.title).describe('Жаңа қалта; түбір — бос') }),
   output: WrittenNote,
   annotations: WRITE_IDEMPOTENT,
@@ -42,7 +44,7 @@ export const move_folder = defineTool({
   title: 'Қалтаны жылжыту',
   description:
     'Қалтаны ішіндегісімен түгел басқа аталық қалтаға жылжытады. Ішіндегі жазбалардың id-і мен сілтемелері тұрақты. ' +
-    'Бір транзакцияда: барлық жазба бірге жылжиды немесе ешқайсысы жылжымайды.',
+    'Бір транзакцияда: барлық жазба бірге жылжиды немесе ешқайсысы жылжымайды. Қалтаны өз ішіне жылжыту — folderIntoItself.',
   input: z.object({
     project: ProjectArg,
     path: z.string().max(INPUT_LIMITS.title).describe('Жылжитын қалта'),
@@ -50,7 +52,7 @@ export const move_folder = defineTool({
   }),
   output: FolderResult,
   annotations: WRITE_IDEMPOTENT,
-  refusals: ['projectNotFound', 'folderNotFound', 'invalidPath'],
+  refusals: ['projectNotFound', 'folderNotFound', 'invalidPath', 'folderIntoItself'],
 });
 
 /** rename_folder: renames a folder in place; a project's handle does not change. */

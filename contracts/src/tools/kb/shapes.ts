@@ -25,6 +25,7 @@ export const KB_REFUSALS = {
   ambiguousRef: 'ambiguousRef',
   emptyQuery: 'emptyQuery',
   tooMany: 'tooMany',
+  folderIntoItself: 'folderIntoItself',
 } as const;
 export type KbRefusal = keyof typeof KB_REFUSALS;
 
@@ -90,3 +91,12 @@ export const ActivityView = z.looseObject({
   by: Actor,
   at: Timestamp,
 });
+
+/**
+ * An integer argument with its range: a number outside it is refused (invalid_arguments naming the
+ * field and the range), never quietly clamped to the nearest bound.
+ */
+export function intIn(min: number, max: number) {
+  const msg = `${min}–${max} аралығындағы бүтін сан болуы керек`;
+  return z.number().int(msg).min(min, msg).max(max, msg);
+}

@@ -11,6 +11,8 @@ export const WrittenNote = z.looseObject({
   project: z.string().nullable(),
   versionToken: z.string(),
   links: z.array(LinkView).optional(),
+  /** True when the call changed nothing (same folder, same title, an empty append): no revision, no activity. */
+  unchanged: z.boolean().optional(),
 });
 
 /** create_note: a new shared (user-doc) note; title from the first # H1 of the body. */
@@ -82,7 +84,8 @@ export const edit_note = defineTool({
   description:
     'Жазбаны позиция бойынша емес, сөз бойынша түзетеді. mode: append, prepend, replace (дене түгел), replaceSection (heading ' +
     'тақырыбының бөлімі), findReplace (find — бірегей сниппет; бос content — жою). versionToken — жаңа ғана алынған get_note-тан (CAS): ' +
-    'қатарлас түзету versionConflict қайтарады, бөгде өзгеріс үнсіз басылмайды — қайта оқып, қайталаңыз.',
+    'қатарлас түзету versionConflict қайтарады, бөгде өзгеріс үнсіз басылмайды — қайта оқып, қайталаңыз. ' +
+    'Мәтінді өзгертпейтін түзету (бос append/prepend) жаңа нұсқа жасамайды: unchanged: true.',
   input: z.object({
     id: z.string().describe('Жазба id-і'),
     versionToken: z.string().describe('get_note-тың versionToken-і'),

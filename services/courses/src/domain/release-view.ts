@@ -1,12 +1,7 @@
-import type { Release } from '@studium/contracts';
+import { homeworkTask, type Release } from '@studium/contracts';
 import type { IndexedLesson } from './release-index.ts';
 
 type Lesson = IndexedLesson['lesson'];
-
-/** How a homework due rule reads (null: no due date). */
-export function dueRule(days: number | null): string | null {
-  return days === null ? null : `${days} дн. после закрытия урока`;
-}
 
 /**
  * A lesson as the curator sees it in course_release: chapter key, hook, pass threshold, the
@@ -28,14 +23,7 @@ export function lessonView(release: Release, { lesson, chapter }: IndexedLesson)
     blocks: (document?.sections ?? [])
       .filter((s) => s.lesson === lesson.key)
       .map((s) => ({ artifact: document?.key, key: s.key, title: s.title })),
-    homework: lesson.homework
-      ? {
-          title: `Домашнее задание урока «${lesson.title}»`,
-          description: lesson.homework.description,
-          answer_mode: lesson.homework.answer_mode,
-          due: dueRule(lesson.homework.due_days),
-        }
-      : null,
+    homework: homeworkTask(lesson),
     objectives: lesson.objectives.map((o) => ({
       key: o.key,
       text: o.text,

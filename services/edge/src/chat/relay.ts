@@ -57,7 +57,7 @@ export async function relayAnswer(
     sub.unsubscribe();
     deps.log.warn({ err }, 'ai-chat did not accept the message');
     metrics.requests.labels('stream', '503').inc();
-    return sendChatError(reply, 503, 'ИИ-чат сейчас недоступен, попробуйте позже');
+    return sendChatError(reply, 503, 'chat_unavailable', 'ИИ-чат сейчас недоступен, попробуйте позже');
   }
   if (!accepted.ok) {
     sub.unsubscribe();

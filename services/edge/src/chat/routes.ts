@@ -15,7 +15,7 @@ import type { RateLimiter } from '../rate-limit.ts';
 import { createChatEdgeMetrics } from './metrics.ts';
 import { type ChatHost, registerChatPage } from './page.ts';
 import { type RelayTiming, relayAnswer } from './relay.ts';
-import { sendChatError, sendRefusal } from './replies.ts';
+import { type ChatErrorCode, sendChatError, sendRefusal } from './replies.ts';
 
 export interface ChatRouteDeps {
   bus: Bus;
@@ -59,34 +59,36 @@ export async function registerChatRoutes(app: ChatHost, deps: ChatRouteDeps): Pr
     // Spec: a bad request is 422 before the stream; JSON parse errors and oversized bodies included.
     chat.setErrorHandler((err: { statusCode?: number }, _request, reply) => {
       const status = err.statusCode ?? 500;
-      if (status === 400 || status === 413 || status === 415) return sendChatError(reply, 422, BAD_BODY);
+      if (status === 400 || status === 413 || status === 415)
+        return sendChatError(reply, 422, 'invalid_body', BAD_BODY);
       deps.log.error({ err }, 'chat route failed');
-      return sendChatError(reply, 500, 'Внутренняя ошибка ИИ-чата');
+      return sendChatError(reply, 500, 'internal_error', 'Внутренняя ошибка ИИ-чата');
     });
 
     /** The caller, or an HTTP error already sent. */
     const caller = async (request: FastifyRequest, reply: FastifyReply, route: string, writes: boolean) => {
       const result = await deps.auth.authenticate(request.headers.authorization);
-      const deny = (status: number, detail: string) => {
+      const deny = (status: number, code: ChatErrorCode, detail: string) => {
         metrics.requests.labels(route, String(status)).inc();
-        void sendChatError(reply, status, detail);
+        void sendChatError(reply, status, code, detail);
         return null;
       };
       if (!result.ok) {
         if (result.status === 401) {
           reply.header('www-authenticate', `Bearer error="invalid_token", error_description="${result.reason}"`);
-          return deny(401, 'Нет токена или он недействителен: войдите заново');
+          return deny(401, 'invalid_token', 'Нет токена или он недействителен: войдите заново');
         }
-        return deny(503, 'ИИ-чат сейчас недоступен, попробуйте позже');
+        return deny(503, 'chat_unavailable', 'ИИ-чат сейчас недоступен, попробуйте позже');
       }
       const { principal, tokenKey } = result;
-      if (!isChatUser(principal.roles)) return deny(403, 'ИИ-чат доступен учителям и администраторам школы');
+      if (!isChatUser(principal.roles))
+        return deny(403, 'chat_role_required', 'ИИ-чат доступен учителям и администраторам школы');
       if (writes && principal.scope === 'read')
-        return deny(403, 'Токен только для чтения: для переписки нужен обычный');
+        return deny(403, 'write_scope_required', 'Токен только для чтения: для переписки нужен обычный');
       const rate = await deps.limiter.check(tokenKey);
       if (!rate.allowed) {
         reply.header('retry-after', String(rate.retryAfter));
-        return deny(429, 'Слишком много запросов, попробуйте чуть позже');
+        return deny(429, 'rate_limited', 'Слишком много запросов, попробуйте чуть позже');
       }
       return principal;
     };
@@ -98,7 +100,7 @@ export async function registerChatRoutes(app: ChatHost, deps: ChatRouteDeps): Pr
       } catch (err) {
         deps.log.warn({ err, route }, 'ai-chat unavailable');
         metrics.requests.labels(route, '503').inc();
-        void sendChatError(reply, 503, 'ИИ-чат сейчас недоступен, попробуйте позже');
+        void sendChatError(reply, 503, 'chat_unavailable', 'ИИ-чат сейчас недоступен, попробуйте позже');
         return null;
       }
     };
@@ -110,7 +112,7 @@ export async function registerChatRoutes(app: ChatHost, deps: ChatRouteDeps): Pr
       const body = StreamBody.safeParse(request.body);
       if (!body.success) {
         metrics.requests.labels('stream', '422').inc();
-        return sendChatError(reply, 422, body.error.issues[0]?.message ?? BAD_BODY);
+        return sendChatError(reply, 422, 'message_invalid', body.error.issues[0]?.message ?? BAD_BODY);
       }
       const args = { message: body.data.message, thread_id: body.data.thread_id ?? null };
       await relayAnswer({ bus, log: deps.log, metrics, timing: deps.timing }, reply, principal, args, startedAt);
@@ -163,13 +165,18 @@ export async function registerChatRoutes(app: ChatHost, deps: ChatRouteDeps): Pr
         if (!res.ok) return sendRefusal(reply, 'status', res.error, metrics);
         return reply.header('cache-control', 'no-store').send(res.data);
       } catch {
-        return sendChatError(reply, 503, 'ИИ-чат сейчас недоступен, попробуйте позже');
+        return sendChatError(reply, 503, 'chat_unavailable', 'ИИ-чат сейчас недоступен, попробуйте позже');
       }
     });
 
     function badPage(reply: FastifyReply, route: string) {
       metrics.requests.labels(route, '422').inc();
-      return sendChatError(reply, 422, `page — целое число от 1, page_size — от 1 до ${CHAT_PAGE_SIZE.max}`);
+      return sendChatError(
+        reply,
+        422,
+        'invalid_page',
+        `page — целое число от 1, page_size — от 1 до ${CHAT_PAGE_SIZE.max}`,
+      );
     }
   });
   await registerChatPage(app);

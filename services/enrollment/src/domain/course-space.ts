@@ -48,7 +48,21 @@ export function chooseCourseSpace(input: {
     const found = pick(enrollments, resolved.scope.courseSpaces);
     if (found) return chosen(resolved.scope.space, resolved.scope.organization, found);
     if (enrollments.length === 0) return notEnrolled(course);
-    return courseNotInSpace(course, resolved.scope.space, [...new Set(enrollments.map((e) => e.space))]);
+    // Where naming a space would work: the course's own spaces that are not suspended, and
+    // personal when any of them is usable (personal counts every active organization's courses).
+    const usable = enrollments.filter(
+      (e) => e.space === PERSONAL || orgs.some((o) => o.name === e.space && !o.suspended),
+    );
+    if (usable.length === 0) {
+      const blocked = enrollments.map((e) => suspended(e.space)).find((o) => o);
+      return blocked ? orgSuspended(blocked) : notEnrolled(course);
+    }
+    const available = [...new Set([...usable.map((e) => e.space), PERSONAL])];
+    return courseNotInSpace(
+      course,
+      resolved.scope.space,
+      available.filter((s) => s !== resolved.scope.space),
+    );
   }
 
   if (input.courseSpace !== null && input.courseSpace !== PERSONAL) {

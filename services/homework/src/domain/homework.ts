@@ -1,4 +1,4 @@
-import type { ReleaseLesson } from '@studium/contracts';
+import { homeworkDueRule, homeworkTask, type ReleaseLesson } from '@studium/contracts';
 
 /** Status of a homework submission (spec 000, my_homework). */
 export type HomeworkStatus = 'Assigned' | 'Submitted' | 'Returned' | 'Accepted';
@@ -58,18 +58,9 @@ export function isOverdue(status: HomeworkStatus, due: string | null, now: Date 
   return (status === 'Assigned' || status === 'Returned') && new Date(due).getTime() < now.getTime();
 }
 
-/** The due rule in words (HomeworkTask.due); null — no due date. */
+/** The due rule in words (HomeworkTask.due), worded by the shared function; null — no due date. */
 export function dueRule(homework: NonNullable<ReleaseLesson['homework']>): string | null {
-  if (homework.due_days === null) return null;
-  return `${homework.due_days} ${days(homework.due_days)} после закрытия урока`;
-}
-
-function days(n: number): string {
-  const mod10 = n % 10;
-  const mod100 = n % 100;
-  if (mod10 === 1 && mod100 !== 11) return 'день';
-  if (mod10 >= 2 && mod10 <= 4 && (mod100 < 12 || mod100 > 14)) return 'дня';
-  return 'дней';
+  return homeworkDueRule(homework.due_days);
 }
 
 /** The answer mode in words, as the student and the agent read it. */
@@ -79,9 +70,5 @@ export const ANSWER_MODE_TEXT = {
   both: 'both — текст и/или файлы',
 } as const;
 
-/** The homework task as my_homework and start_lesson show it. */
-export function homeworkTask(lesson: ReleaseLesson) {
-  const hw = lesson.homework;
-  if (!hw) return null;
-  return { title: lesson.title, description: hw.description, answer_mode: hw.answer_mode, due: dueRule(hw) };
-}
+/** The homework task as my_homework shows it: the shared wording of every tool (contracts). */
+export { homeworkTask };

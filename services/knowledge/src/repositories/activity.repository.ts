@@ -61,6 +61,19 @@ export class ActivityRepository {
     return q.execute();
   }
 
+  /** How many changes of shared notes of a project came after `since` (the delta's total). */
+  async countSince(project: string, since: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('activity as a')
+      .innerJoin('notes as n', 'n.id', 'a.note')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('a.project', '=', project)
+      .where('n.class', '=', 'user-doc')
+      .where('a.at', '>', since)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   /** The caller's previous visit of a project, and now recorded as the new one. */
   async visit(user: string, project: string): Promise<string | null> {
     const prev = await this.db

@@ -79,13 +79,16 @@ export class LinkRepository {
       .execute() as Promise<LinkRow[]>;
   }
 
+  /** Links into a note from live notes: a trashed note's links stay (restore brings them back) but do not show. */
   async incoming(id: string): Promise<LinkRow[]> {
     return this.db
-      .selectFrom('links')
-      .select(COLS)
-      .where('to_note', '=', id)
-      .orderBy('created_at')
-      .orderBy('id')
+      .selectFrom('links as l')
+      .innerJoin('notes as f', 'f.id', 'l.from_note')
+      .select(COLS.map((c) => `l.${c}` as const))
+      .where('l.to_note', '=', id)
+      .where('f.deleted_at', 'is', null)
+      .orderBy('l.created_at')
+      .orderBy('l.id')
       .execute() as Promise<LinkRow[]>;
   }
 

@@ -276,6 +276,18 @@ export class NoteRepository {
     return n && !n.deleted_at ? n : undefined;
   }
 
+  /**
+   * Who holds a title in a project: a live note by its title, else a live note by a former title
+   * (an alias is a taken title: [[Old title]] keeps opening the renamed note). An alias of a
+   * trashed note holds nothing.
+   */
+  async titleHolder(project: string, title: string): Promise<{ note: NoteRow; alias: boolean } | undefined> {
+    const live = await this.byTitle(project, title);
+    if (live) return { note: live, alias: false };
+    const byAlias = await this.resolveTitle(project, title);
+    return byAlias ? { note: byAlias, alias: true } : undefined;
+  }
+
   /** Keeps a former title as an alias of the note (a title taken back by a note stops being another's alias). */
   async addAlias(project: string, title: string, note: string): Promise<void> {
     await this.db

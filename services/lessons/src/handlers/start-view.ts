@@ -1,4 +1,9 @@
-import { type CourseAccess, lessonId, type ReleaseLesson } from '@studium/contracts';
+import {
+  type CourseAccess,
+  lessonId,
+  type ReleaseLesson,
+  homeworkTask as sharedHomeworkTask,
+} from '@studium/contracts';
 import { lessonMap, type Mark, type NextStep, objectiveStatus, quizRequired } from '../domain/lesson-progress.ts';
 import type { Opening } from '../domain/opening.ts';
 import { START_RULES, startNext } from '../domain/teaching-rules.ts';
@@ -6,16 +11,9 @@ import type { LessonContext } from '../lesson-context.ts';
 import type { LoadedRelease, PlacedLesson } from '../releases.ts';
 import type { Run } from '../repositories/run.repository.ts';
 
-/** A homework task as start_lesson and course_outline show it; null when the lesson has none. */
+/** A homework task as start_lesson and course_outline show it (the shared wording); null when the lesson has none. */
 export function homeworkTask(lesson: ReleaseLesson) {
-  const hw = lesson.homework;
-  if (!hw) return null;
-  return {
-    title: `Домашнее задание к уроку «${lesson.title}»`,
-    description: hw.description,
-    answer_mode: hw.answer_mode,
-    due: hw.due_days === null ? null : `через ${hw.due_days} дн. после закрытия урока`,
-  };
+  return sharedHomeworkTask(lesson);
 }
 
 /** Past lessons of the course (up to five before this one) with their objectives not covered yet. */

@@ -50,6 +50,8 @@ function Chat({ api, signOut }: { api: ChatApi; signOut: (why?: string) => void 
   const [live, setLive] = useState<string | null>(null);
   const [draft, setDraft] = useState('');
   const [error, setError] = useState<string | null>(null);
+  // At phone width the thread list is a drawer over the conversation (see chat.css).
+  const [drawer, setDrawer] = useState(false);
   const stream = useRef<AbortController | null>(null);
   const opened = useRef<string | null>(null);
 
@@ -68,6 +70,7 @@ function Chat({ api, signOut }: { api: ChatApi; signOut: (why?: string) => void 
   }, [api]);
 
   const openThread = async (id: string | null) => {
+    setDrawer(false);
     stream.current?.abort();
     opened.current = id;
     setCurrent(id);
@@ -191,8 +194,10 @@ function Chat({ api, signOut }: { api: ChatApi; signOut: (why?: string) => void 
     }
   };
 
-  return html`<div class="layout">
-    <aside class="threads">
+  const title = threads.find((t) => t.id === current)?.title ?? 'Новый разговор';
+  return html`<div class=${`layout${drawer ? ' drawer-open' : ''}`}>
+    <div class="scrim" onClick=${() => setDrawer(false)}></div>
+    <aside class="threads" id="threads">
       <button id="new-thread" class="new" onClick=${() => openThread(null)}>+ Новый разговор</button>
       <ul>
         ${threads.map(
@@ -206,6 +211,11 @@ function Chat({ api, signOut }: { api: ChatApi; signOut: (why?: string) => void 
       <button class="signout" onClick=${() => signOut()}>Выйти</button>
     </aside>
     <main class="chat">
+      <header class="topbar">
+        <button id="threads-toggle" type="button" aria-controls="threads" aria-expanded=${drawer}
+          onClick=${() => setDrawer(!drawer)}>☰ Разговоры</button>
+        <span class="topbar-title">${title}</span>
+      </header>
       ${
         model &&
         !model.connected &&

@@ -9,6 +9,11 @@ import type { ProjectRow } from '../../repositories/project.repository.ts';
 import { StudentNoteRepository } from '../../repositories/student-note.repository.ts';
 import { activityView } from './views.ts';
 
+/** Changes the delta of start_session holds at most (the newest first). */
+export const DELTA_LIMIT = 50;
+/** Memory notes (categories) about the user the profile carries at most. */
+const PROFILE_MEMORY_LIMIT = 50;
+
 function projectView(p: ProjectRow) {
   return { handle: p.handle, title: p.title, space: p.space };
 }
@@ -37,8 +42,28 @@ export function startSessionHandler(kb: Kb) {
         where deleted_at is null and class = 'agent-memory' and owner = ${p.user}
       order by 1, 2`.execute(kb.db);
     const values = (kind: string) => known.rows.filter((r) => r.kind === kind).map((r) => r.value);
+    // What remember_about_user stored: the caller's memory about themselves, one note per category.
+    const memory = await kb.db
+      .selectFrom('notes')
+      .select(['id', 'category', 'body', 'updated_at'])
+      .where('class', '=', 'agent-memory')
+      .where('owner', '=', p.user)
+      .where('project', 'is', null)
+      .where('deleted_at', 'is', null)
+      .orderBy('category')
+      .limit(PROFILE_MEMORY_LIMIT)
+      .execute();
     const base = {
-      profile: { facts: facts.map(noteView), keys },
+      profile: {
+        facts: facts.map(noteView),
+        keys,
+        memory: memory.map((m) => ({
+          id: m.id,
+          category: m.category ?? '',
+          content: m.body,
+          updated_at: m.updated_at,
+        })),
+      },
       projects: projects.map(projectView),
       knownValues: { categories: values('category'), tags: values('tag'), types: values('type') },
     };
@@ -49,7 +74,10 @@ export function startSessionHandler(kb: Kb) {
       from notes where project = ${project.id} and class = 'user-doc' and deleted_at is null`.execute(kb.db);
     const activity = new ActivityRepository(kb.db);
     const since = await activity.visit(p.user, project.id);
-    const changes = since ? await activity.latest([project.id], null, 50, since) : [];
+    const changes = since ? await activity.latest([project.id], null, DELTA_LIMIT, since) : [];
+    // More changes than the delta holds: say how many, and where the rest are.
+    const total =
+      changes.length < DELTA_LIMIT || !since ? changes.length : await activity.countSince(project.id, since);
     return ok({
       ...base,
       project: {
@@ -58,7 +86,17 @@ export function startSessionHandler(kb: Kb) {
         notes: counts.rows[0].notes,
         folders: counts.rows[0].folders,
       },
-      delta: { since, changes: changes.map((c) => activityView(c, projects)) },
+      delta: {
+        since,
+        changes: changes.map((c) => activityView(c, projects)),
+        total,
+        more: total > changes.length,
+        ...(total > changes.length
+          ? {
+              rest: `Дельтада соңғы ${DELTA_LIMIT} өзгеріс, барлығы ${total}. Қалғандарын recent_activity (project: ${project.handle}, limit 100-ге дейін) көрсетеді, не жобаны list_notes арқылы шолыңыз.`,
+            }
+          : {}),
+      },
     });
   });
 }

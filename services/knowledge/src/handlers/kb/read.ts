@@ -96,7 +96,7 @@ export function getNoteHandler(kb: Kb) {
  * recall: the best matches of the topic and their graph neighbours (links both ways, up to
  * `depth`, each note once), by relevance — a neighbour weighs half its parent per step — packed
  * greedily: an item that does not fit is cut to the room left (at least 40 tokens) or skipped, and
- * the total never exceeds budgetTokens (each item counted as the JSON it is sent as).
+ * the whole reply never exceeds budgetTokens (envelope and items counted as the JSON they are sent as).
  */
 export function recallHandler(kb: Kb) {
   return endpoint(recall, async (args, ctx) => {
@@ -109,8 +109,9 @@ export function recallHandler(kb: Kb) {
       if (!project) return projectNotFound(args.project);
       projects = [project];
     }
-    const budget = Math.min(32_000, Math.max(100, args.budgetTokens ?? 2000));
-    const depth = Math.min(3, Math.max(0, args.depth ?? 1));
+    // The contract refuses numbers out of range (invalid_arguments names the field and the range).
+    const budget = args.budgetTokens ?? 2000;
+    const depth = args.depth ?? 1;
     const { ranked } = await rank(kb, p, topic, projects, 8);
     const visible = visibleTo(p, projects);
     type Cand = { note: NoteRow; score: number; relation: 'match' | 'neighbour'; via: string | null };
@@ -137,7 +138,18 @@ export function recallHandler(kb: Kb) {
     }
     const order = [...cands.values()].sort((a, b) => b.score - a.score || a.note.id.localeCompare(b.note.id));
     const items = [];
-    let used = 0;
+    // The budget covers the whole reply: its envelope (topic, counters, trust) is counted first,
+    // with the widest values it can take; each item then costs its JSON and the comma before it.
+    const shown = topic.length > TOPIC_ECHO ? `${topic.slice(0, TOPIC_ECHO)}…` : topic;
+    const envelope = <T>(used: number, truncated: boolean, list: T[]) => ({
+      topic: shown,
+      budgetTokens: budget,
+      usedTokens: used,
+      truncated,
+      items: list,
+      trust: 'untrusted' as const,
+    });
+    let used = estimateTokens(JSON.stringify(envelope(99_999, false, [])));
     let truncated = false;
     for (const c of order) {
       const item = {
@@ -154,22 +166,25 @@ export function recallHandler(kb: Kb) {
         tokens: 0,
       };
       const cost = (x: typeof item) => estimateTokens(JSON.stringify({ ...x, tokens: 99_999 }));
-      if (used + cost(item) > budget) {
+      if (used + cost(item) + 1 > budget) {
         truncated = true;
-        const room = budget - used - cost({ ...item, content: '' });
+        const room = budget - used - 1 - cost({ ...item, content: '' });
         if (room < 40) continue;
         item.content = cutToTokens(item.content, room);
         item.cut = true;
-        while (item.content && used + cost(item) > budget) item.content = item.content.slice(0, -16);
+        while (item.content && used + cost(item) + 1 > budget) item.content = item.content.slice(0, -16);
         if (!item.content) continue;
       }
       item.tokens = cost(item);
-      used += item.tokens;
+      used += item.tokens + 1;
       items.push(item);
     }
-    return ok({ topic, budgetTokens: budget, usedTokens: used, truncated, items, trust: 'untrusted' as const });
+    return ok(envelope(used, truncated, items));
   });
 }
+
+/** Characters of the topic recall's reply echoes (a long question must not eat a small budget). */
+const TOPIC_ECHO = 200;
 
 /** Text cut to about `tokens` tokens at a word boundary, marked with an ellipsis. */
 function cutToTokens(text: string, tokens: number): string {

@@ -5,6 +5,7 @@ import { withTitle } from '../../domain/markdown.ts';
 import { normalisePath, SLUG } from '../../domain/paths.ts';
 import { agent, type Kb, visibleNote, visibleTo } from '../../kb.ts';
 import {
+  folderIntoItself,
   handleTaken,
   invalidHandle,
   invalidPath,
@@ -63,7 +64,8 @@ export function moveFolderHandler(kb: Kb) {
     const from = normalisePath(args.path);
     const parent = normalisePath(args.newParent);
     if (!from) return invalidPath(args.path);
-    if (parent === null || parent === from || parent.startsWith(`${from}/`)) return invalidPath(args.newParent);
+    if (parent === null) return invalidPath(args.newParent);
+    if (parent === from || parent.startsWith(`${from}/`)) return folderIntoItself(from, parent);
     const name = from.split('/').pop() as string;
     return kb.writer.moveFolder(project, from, parent ? `${parent}/${name}` : name, agent(p), ctx);
   });
