@@ -69,6 +69,12 @@ export const ReleasePublished = z.looseObject({
   course_key: z.string().optional(),
   release: z.string(),
   version: z.number().int(),
+  /**
+   * Monotonic per course, in the order activations happened (the course's card revision at the
+   * activation): a re-activated older version has a higher activation than the one it replaces.
+   * Consumers keep the release with the highest activation, never the highest version.
+   */
+  activation: z.number().int().optional(),
   digest: z.string(),
   commit: z.string().nullable().optional(),
   /** The first release of the course (possibly attached to an existing announcement). */
@@ -155,6 +161,11 @@ export const CourseCardChanged = z.looseObject({
   release: z.string().nullable(),
   version: z.number().int().nullable(),
   lessons: z.array(CatalogLesson),
+  /**
+   * The active release's course document (key, title, how many sections), so reports can show
+   * «0 of 4» before the student writes a cell; null when the release has none (or no release).
+   */
+  document: z.object({ key: z.string(), title: z.string(), blocks_total: z.number().int() }).nullable().optional(),
   at: Timestamp,
 });
 export type CourseCardChanged = z.infer<typeof CourseCardChanged>;
@@ -180,6 +191,8 @@ export const SessionStarted = z.looseObject({
   version: z.number().int(),
   channel: z.enum(['agent', 'web']),
   opening: z.string(),
+  /** The open session of the same lesson, space and channel this one replaced (now abandoned). */
+  abandoned: z.string().nullable().optional(),
   /** The lesson's objectives in order (key and text), so read models need not read the release. */
   objectives: z.array(z.object({ key: z.string(), text: z.string() })),
 });
@@ -212,6 +225,8 @@ export const LessonPassed = z.looseObject({
   late: z.boolean(),
   /** Lessons of the course the student has passed now, and how many the active release has. */
   lessons_passed: z.number().int(),
+  /** Keys of the lessons of the active release the student has passed now, in course order. */
+  passed_lessons: z.array(z.string()).optional(),
   lessons_total: z.number().int(),
   /** Every lesson of the course is passed. */
   course_completed: z.boolean(),

@@ -19,7 +19,9 @@ export const CourseAccess = z.object({
    * The course of an ordered program that the student must complete before this one (spec:
    * program_order); null when no ordered program of the student holds this course back.
    */
-  program_previous: z.object({ program: z.string(), course: z.string(), title: z.string() }).nullable(),
+  program_previous: z
+    .object({ program: z.string(), program_title: z.string().optional(), course: z.string(), title: z.string() })
+    .nullable(),
 });
 export type CourseAccess = z.infer<typeof CourseAccess>;
 

@@ -50,6 +50,8 @@ export const releaseContent = defineOperation({
     digest: z.string(),
     /** Whether this is the course's active release now. */
     active: z.boolean(),
+    /** The course's card revision when read: at least the activation of the active release (see ReleasePublished). */
+    activation: z.number().int().optional(),
     published_at: z.string(),
     /** The canonical release JSON (see `Release` in release.ts). */
     content: Release,

@@ -69,6 +69,7 @@ export async function publishRelease(s: Store, release: Release, p: Publication)
     course_key: c.key,
     release: record.id,
     version: record.version,
+    activation: row.card_revision,
     digest: record.digest,
     commit: record.commit,
     first: !previous,

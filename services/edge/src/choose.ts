@@ -6,7 +6,7 @@ import {
   registerAppTool,
 } from '@modelcontextprotocol/ext-apps/server';
 import type { McpServer } from '@modelcontextprotocol/server';
-import { choose } from '@studium/contracts';
+import { choose, INVALID_ARGUMENTS } from '@studium/contracts';
 import { dataResult, refusalResult } from './render.ts';
 import { toolSchemas } from './schemas.ts';
 import { invalidArguments } from './tools.ts';
@@ -48,6 +48,9 @@ export function registerChoose(server: McpServer, uiSupported: UiSupport): void 
       if (!parsed.success) return refusalResult(invalidArguments(choose, parsed.error));
       const args = parsed.data;
       const options = args.options.map((o) => String(o).trim()).filter(Boolean);
+      // A card without a question or without buttons is no choice: refused like any bad argument.
+      const empty = [...(args.prompt.trim() ? [] : ['prompt']), ...(options.length ? [] : ['options'])];
+      if (empty.length) return refusalResult(emptyArguments(empty));
       if (await uiSupported(server)) {
         return dataResult({
           shown: 'card',
@@ -67,6 +70,18 @@ export function registerChoose(server: McpServer, uiSupported: UiSupport): void 
       });
     }) as never,
   );
+}
+
+/** invalid_arguments for a prompt or options that are empty once trimmed. */
+function emptyArguments(fields: string[]) {
+  return {
+    code: INVALID_ARGUMENTS,
+    message: `Аргументы не подходят инструменту choose: ${fields.join(', ')} — нужен вопрос и хотя бы один непустой вариант`,
+    fields: fields.map((field) => ({
+      field,
+      problem: field === 'prompt' ? 'пустой вопрос' : 'нет ни одного непустого варианта',
+    })),
+  };
 }
 
 /** True when client capabilities announce MCP Apps with the HTML profile. */

@@ -95,6 +95,8 @@ export interface EnrollmentDb {
     completed_at: string | null;
     /** When the lessons service's latest progress report happened (orders redeliveries). */
     progress_at: string | null;
+    /** Keys of the lessons passed, from the latest progress report (migration 0007); null before one. */
+    passed_lessons: string[] | null;
   };
   released_courses: {
     course: string;

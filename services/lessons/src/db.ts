@@ -17,6 +17,8 @@ export interface LessonsDb {
     course: string;
     release: string;
     version: number;
+    /** Order of the activation in courses (see migrations/0003_release_activation.sql). */
+    activation: Generated<string>;
     updated_at: Generated<string>;
   };
   runs: {

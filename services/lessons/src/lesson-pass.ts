@@ -29,7 +29,8 @@ export async function passRun(
     passed_late: v.access.overdue,
     ...(v.run.covered_at === null ? { covered_at: v.at } : {}),
   });
-  const inRelease = v.active.order.filter((k) => passed.has(k)).length;
+  const passedInRelease = v.active.order.filter((k) => passed.has(k));
+  const inRelease = passedInRelease.length;
   const event: LessonPassed = {
     ...eventBase(v.session, v.at),
     release: v.active.release,
@@ -37,6 +38,7 @@ export async function passRun(
     via: v.via,
     late: v.access.overdue,
     lessons_passed: inRelease,
+    passed_lessons: passedInRelease,
     lessons_total: v.active.order.length,
     course_completed: inRelease === v.active.order.length,
   };

@@ -10,7 +10,12 @@ export const refusals = {
       space,
     }),
   notYourSession: (session: string) =>
-    refuse('not_your_session', 'Это занятие другого ученика: начните своё через start_lesson', { session }),
+    refuse('not_your_session', 'Такого занятия у ученика нет: начните своё через start_lesson', { session }),
+  /** not_your_session of submit_answer: the attempt is unknown or another student's. */
+  notYourAttempt: (attempt: string) =>
+    refuse('not_your_session', 'Такой попытки у ученика нет: запросите квиз своего занятия через request_quiz', {
+      attempt,
+    }),
   sessionClosed: (session: string, status: string) =>
     refuse(
       'session_closed',
@@ -41,11 +46,19 @@ export const refusals = {
       course ? 'В этом курсе незакрытых уроков не осталось' : 'Незакрытых уроков не осталось',
       course ? { course } : {},
     ),
-  programOrder: (p: { program: string; course: string; title: string }) =>
-    refuse('program_order', `Курс заперт программой: сначала пройдите курс «${p.title}»`, {
-      program: p.program,
-      previous: { course: p.course, title: p.title },
-    }),
+  /** program_order with the fields of enroll's (program, program_title, previous). */
+  programOrder: (p: { program: string; program_title?: string; course: string; title: string }) =>
+    refuse(
+      'program_order',
+      p.program_title
+        ? `Курс в программе «${p.program_title}» идёт после курса «${p.title}»: сначала пройдите его`
+        : `Курс заперт программой: сначала пройдите курс «${p.title}»`,
+      {
+        program: p.program,
+        program_title: p.program_title ?? p.program,
+        previous: { course: p.course, title: p.title },
+      },
+    ),
   unknownChannel: (channel: string) =>
     refuse('unknown_channel', 'Канал занятия должен быть agent или web', { channel, allowed: ['agent', 'web'] }),
   webDemoExhausted: (used: number, limit: number) =>
@@ -98,7 +111,11 @@ export const refusals = {
       'У урока обязательная проверка знаний: закрыть его можно только сдачей квиза (request_quiz)',
     ),
   attemptsExhausted: (used: number) =>
-    refuse('quiz_attempts_exhausted', 'Попытки проверки знаний по уроку кончились', { attempts_used: used }),
+    refuse(
+      'quiz_attempts_exhausted',
+      'Попытки проверки знаний по уроку кончились: урок больше не зачесть. Скажите ученику; вопросы кажутся неверными — report_issue; дальше — следующий урок (start_lesson с course)',
+      { attempts_used: used },
+    ),
   retryTooSoon: (retryAfter: string) =>
     refuse('retry_too_soon', 'Пауза между попытками ещё не прошла: пересдать можно с момента retry_after', {
       retry_after: retryAfter,

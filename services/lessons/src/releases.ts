@@ -67,7 +67,7 @@ export class Releases {
     const reply = await this.bus.request(releaseContent, null, { course });
     if (!reply.ok) return reply;
     const loaded = this.keep(reply.data);
-    await this.repo.seed(course, loaded.release, loaded.version);
+    await this.repo.seed(course, loaded.release, loaded.version, reply.data.activation ?? 0);
     // Another writer (the consumer) may have set a newer one meanwhile.
     const now = await this.repo.find(course);
     return now && now.release !== loaded.release ? this.get(course, now.release) : ok(loaded);

@@ -17,6 +17,26 @@ export function checkAccess(
   return deps.access.check({ user, course, space, course_space: courseSpace }, fresh);
 }
 
+/**
+ * The access check of a session's course in the session's space. A space the student no longer
+ * has (or that no longer holds the course) means the access behind this session was revoked: the
+ * spec's not_enrolled for the session tools (and submit_answer), which list no space refusals.
+ */
+export async function sessionAccess(
+  deps: Pick<LessonsDeps, 'access'>,
+  user: string,
+  session: Pick<Session, 'course' | 'space'>,
+  fresh = true,
+): Promise<Reply<CourseAccess>> {
+  const access = await checkAccess(deps, user, session.course, session.space, session.space, fresh);
+  if (access.ok) return access;
+  const code = access.error.code;
+  if (code === 'space_not_available' || code === 'course_not_in_space') {
+    return refusals.accessRevoked(session.course, session.space);
+  }
+  return access;
+}
+
 /** A session of the caller with its access, the course's active release and the lesson in it. */
 export interface SessionContext {
   session: Session;
@@ -28,8 +48,8 @@ export interface SessionContext {
 
 /**
  * Loads the caller's session and checks, in the spec's order (`fresh: false` — a granted access
- * kept a few seconds will do, see AccessCache): the session exists (404 otherwise),
- * it is the caller's (not_your_session), the course is open to them (access refusals) and
+ * kept a few seconds will do, see AccessCache): the session exists and is the caller's
+ * (not_your_session for either), the course is open to them (access refusals) and
  * released (course_not_released). The lesson's presence in the release is left to the caller.
  */
 export async function loadSession(
@@ -56,22 +76,13 @@ export async function checkSession(
   activeRelease: (course: string) => Promise<Reply<LoadedRelease>>,
 ): Promise<Reply<SessionContext>> {
   if (!principal) throw new Failure(401, 'no principal');
-  if (!session) throw new Failure(404, `no session ${sessionId}`);
-  if (session.user_id !== principal.user) return refusals.notYourSession(sessionId);
+  // An unknown id is refused like another student's (docs/decisions.md: it does not tell them apart).
+  if (!session || session.user_id !== principal.user) return refusals.notYourSession(sessionId);
   const [access, active] = await Promise.all([
-    checkAccess(deps, principal.user, session.course, session.space, session.space, opts.fresh),
+    sessionAccess(deps, principal.user, session, opts.fresh),
     activeRelease(session.course),
   ]);
-  if (!access.ok) {
-    // The session's space is named for the check; a space the student no longer has (or that no
-    // longer holds the course) means the access behind this session was revoked: the spec's
-    // not_enrolled for the session tools, which list no space refusals.
-    const code = access.error.code;
-    if (code === 'space_not_available' || code === 'course_not_in_space') {
-      return refusals.accessRevoked(session.course, session.space);
-    }
-    return access;
-  }
+  if (!access.ok) return access;
   if (!active.ok) return active.error.code === 'course_not_found' ? refusals.courseNotReleased(session.course) : active;
   return ok({
     session,

@@ -3,6 +3,7 @@ import {
   complete_lesson,
   course_outline,
   create_course,
+  enroll,
   lesson_item,
   lessonId,
   mark_goal,
@@ -173,10 +174,23 @@ describe('start_lesson refusals', () => {
     const p = await employee('chain@t', 'acme', advanced);
     await h.enrollment.admin.saveProgram('track', 'Трек', true, [h.basics.course, advanced]);
     await h.enrollment.admin.addProgramMember('track', 'chain@t');
-    expect(await h.call(start_lesson, p, { course: advanced })).toMatchObject({
+    const refused = await h.call(start_lesson, p, { course: advanced });
+    expect(refused).toMatchObject({
       ok: false,
-      error: { code: 'program_order', previous: { course: h.basics.course } },
+      error: { code: 'program_order', program: 'track', program_title: 'Трек', previous: { course: h.basics.course } },
     });
+    // The same fields as enroll's program_order.
+    await h.enrollment.admin.upsertUser('chain2@t', 'Ученик', ['Student']);
+    await h.enrollment.admin.addProgramMember('track', 'chain2@t');
+    const enrolled = await h.call(enroll, studentOf('chain2@t'), { course: advanced });
+    expect(enrolled).toMatchObject({ ok: false, error: { code: 'program_order' } });
+    const fields = (r: typeof refused) =>
+      r.ok
+        ? []
+        : Object.keys(r.error)
+            .filter((k) => k !== 'message')
+            .sort();
+    expect(fields(refused)).toEqual(fields(enrolled as typeof refused));
   });
 
   it('unknown_channel and web_demo_exhausted (web chat over the channel operation)', async () => {

@@ -16,7 +16,15 @@ export interface ReadModelDb {
   users: { id: string; full_name: string; at: string };
   organizations: { name: string; title: string; suspended: boolean; at: string };
   memberships: { org: string; user_id: string; role: 'manager' | 'member' | null; at: string };
-  courses: { course: string; revision: number; title: string; lessons: Json<ModelLesson[]>; lessons_total: number };
+  courses: {
+    course: string;
+    revision: number;
+    title: string;
+    lessons: Json<ModelLesson[]>;
+    lessons_total: number;
+    /** The active release's document {key, title, blocks_total}; null without one. */
+    document: Json<{ key: string; title: string; blocks_total: number }> | null;
+  };
   enrollments: {
     user_id: string;
     course: string;

@@ -43,7 +43,10 @@ export async function ensureGeneration(db: Kysely<ReportingDb>, pool: pg.Pool): 
   try {
     await client.query('select pg_advisory_lock(hashtext($1))', ['studium.reporting.generation']);
     const found = await db.selectFrom('generation').select('current').executeTakeFirst();
-    if (found) return found.current;
+    if (found) {
+      await upgradeGeneration(client, found.current);
+      return found.current;
+    }
     const first = generationSchema(1);
     await createGenerationSchema(pool, first);
     await db.insertInto('generation').values({ current: first }).execute();
@@ -69,4 +72,13 @@ export async function lockedGeneration(trx: Transaction<ReportingDb>): Promise<s
   const current = row.rows[0]?.current;
   if (!current) throw new Error('reporting: no read-model generation');
   return current;
+}
+
+/**
+ * Columns added to the read model after a generation was created: added empty to that generation
+ * (a rebuild fills them from the stream; new events fill them as they come).
+ */
+async function upgradeGeneration(client: pg.PoolClient, schema: string): Promise<void> {
+  generationNumber(schema);
+  await client.query(`alter table "${schema}".courses add column if not exists document jsonb`);
 }

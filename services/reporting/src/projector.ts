@@ -69,8 +69,10 @@ const homework = (e: HomeworkChanged): Array<[BatchWriter, BatchRow]> => [
   ],
   touch(e),
 ];
-const sessionStatus = (e: Place & { organization: string | null; at: string }, status: 'covered' | 'passed') =>
-  ['sessionStatus', { ...place(e), status, at: e.at }] as [BatchWriter, BatchRow];
+const sessionStatus = (
+  e: Place & { organization: string | null; at: string },
+  status: 'covered' | 'abandoned' | 'passed',
+) => ['sessionStatus', { ...place(e), status, at: e.at }] as [BatchWriter, BatchRow];
 const attempt = (
   e: QuizAttemptFinished | QuizAttemptCancelled,
   status: string,
@@ -140,7 +142,17 @@ const HANDLERS = {
     (e) => {
       const lessons = e.lessons.map((l) => ({ id: l.id, key: l.key, title: l.title }));
       return [
-        ['course', { course: e.course, revision: e.revision, title: e.title, lessons, lessons_total: lessons.length }],
+        [
+          'course',
+          {
+            course: e.course,
+            revision: e.revision,
+            title: e.title,
+            lessons,
+            lessons_total: lessons.length,
+            document: e.document ?? null,
+          },
+        ],
       ];
     },
   ),
@@ -152,6 +164,8 @@ const HANDLERS = {
         'sessionStarted',
         { ...place(e), objectives: e.objectives.map((o) => ({ key: o.key, text: o.text })), at: e.at },
       ],
+      // The session this one replaced is over.
+      ...(e.abandoned ? [sessionStatus({ ...e, session: e.abandoned }, 'abandoned')] : []),
       touch(e),
     ],
   ),

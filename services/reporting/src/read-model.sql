@@ -27,13 +27,15 @@ create table memberships (
 );
 create index memberships_user on memberships (user_id) where role is not null;
 
--- Course cards: title and the active release's lessons [{id, key, title}] (courses.course_card_changed).
+-- Course cards: title and the active release's lessons [{id, key, title}] and its document
+-- {key, title, blocks_total} or null (courses.course_card_changed).
 create table courses (
   course text primary key,
   revision integer not null,
   title text not null,
   lessons jsonb not null default '[]',
-  lessons_total integer not null default 0
+  lessons_total integer not null default 0,
+  document jsonb
 );
 
 create table enrollments (

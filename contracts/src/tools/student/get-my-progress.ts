@@ -36,7 +36,7 @@ export const get_my_progress = defineTool({
         course: z.string().optional(),
         lesson: z.string(),
         lesson_title: z.string().optional(),
-        status: z.string(),
+        status: z.string().describe('Статус занятия: open, closed или abandoned'),
         started_at: Timestamp,
       }),
     ),

@@ -14,7 +14,7 @@ export const mark_goal = defineTool({
     'not_needed — необязательный пункт не понадобился, open — вернуть в работу (свидетельство стирается). ' +
     'evidence — что ученик сделал или сказал, до 500 знаков, без личных данных; нужен для всех статусов, кроме open; жалобы на урок — не сюда, а в report_issue. ' +
     'resume_from — одна фраза, с чего продолжить, если занятие прервётся. Повторная отметка заменяет прежнюю. ' +
-    'В ответе objective (статус цели и её открытые обязательные пункты), lesson, next_step и next — следующий шаг: пункт, quiz (request_quiz), complete (complete_lesson) или null — урок пройден. ' +
+    'В ответе objective (статус цели и её открытые обязательные пункты), lesson, next_step и next — следующий шаг: пункт, quiz (request_quiz), complete (complete_lesson) или null — урок пройден (или попытки обязательного квиза кончились, и урок больше не зачесть — что делать, скажет next). ' +
     'Отказы: goal_status_unknown, not_needed_required — передайте статус из allowed; evidence_required; evidence_too_long, resume_from_too_long (limit, length) — сократите; ' +
     'goal_unknown — ключ из lesson_map; goal_removed — пропустите пункт; session_closed — start_lesson; not_your_session; not_enrolled, organization_suspended; ' +
     'course_not_released, lesson_not_in_release, run_archived, busy — отказы цепочки урока.',

@@ -15,7 +15,7 @@ export const remember = defineTool({
     'key — короткий повторяемый ключ: запись по существующему ключу замещает текст. Факты пишите под каноническими ключами профиля ' +
     '(role, industry, company, goal, current_task, background, tools, learning_style, time_budget — role, а не position), по курсу — под ключами рамки course_frame. ' +
     'В ответе ключ и вид, посреди занятия — objectives, статусы целей урока. ' +
-    'Отказы: unknown_note_kind; note_key_required; not_your_session — нет session или занятие чужое; note_limit_reached (limit) — пишите по существующим ключам.',
+    'Отказы: unknown_note_kind; note_key_required; note_text_required — пустой text; not_your_session — нет session или занятие чужое; note_limit_reached (limit) — пишите по существующим ключам.',
   input: z.object({
     kind: z
       .string()
@@ -39,5 +39,5 @@ export const remember = defineTool({
     objectives: z.array(ObjectiveProgress).optional().describe('Прогресс урока по целям — посреди занятия'),
   }),
   annotations: WRITE_IDEMPOTENT,
-  refusals: ['unknown_note_kind', 'note_key_required', 'not_your_session', 'note_limit_reached'],
+  refusals: ['unknown_note_kind', 'note_key_required', 'note_text_required', 'not_your_session', 'note_limit_reached'],
 });

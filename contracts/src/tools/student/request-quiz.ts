@@ -14,7 +14,7 @@ export const request_quiz = defineTool({
     'Покажите вопрос целиком — текст и все варианты — и ждите ответа ученика: отвечать за него нельзя; ответ передаёт submit_answer. ' +
     'previous_attempt_cancelled — прежнюю попытку аннулировало обновление курса: скажите ученику, что курс обновился и вопросы начались заново. ' +
     'Отказы: goals_open — в goals открытые пункты, разберите их (mark_goal); quiz_not_configured — закройте урок complete_lesson; ' +
-    'quiz_attempts_exhausted (attempts_used); retry_too_soon (retry_after); not_your_session; not_enrolled, organization_suspended; ' +
+    'quiz_attempts_exhausted (attempts_used); retry_too_soon (retry_after); not_your_session; session_closed (status) — занятие закрыто, вернитесь к уроку через start_lesson; not_enrolled, organization_suspended; ' +
     'course_not_released, lesson_not_in_release, run_archived, busy — отказы цепочки урока.',
   input: z.object({
     session: z.string().describe('Идентификатор занятия. Обязательный.'),
@@ -32,6 +32,7 @@ export const request_quiz = defineTool({
   annotations: WRITE_IDEMPOTENT,
   refusals: [
     'not_your_session',
+    'session_closed',
     'goals_open',
     'quiz_not_configured',
     'quiz_attempts_exhausted',

@@ -31,14 +31,18 @@ export const start_lesson = defineTool({
   service: 'lessons',
   title: 'Начать занятие',
   description:
-    'Начинает или продолжает занятие: без аргументов — урок, которым ученик занимался, иначе самый срочный незакрытый; с course — следующий незакрытый урок этого курса; ' +
+    'Начинает или продолжает занятие: без аргументов — урок последнего занятия, если он не пройден, иначе следующий незакрытый урок того же курса; ' +
+    'занятий ещё не было (или тот курс пройден) — следующий незакрытый урок курса с ближайшим дедлайном, обязательные и просроченные вперёд; ' +
+    'с course — следующий незакрытый урок этого курса; ' +
     'с lesson — этот урок (id из course_outline); повторный вызов по тому же уроку продолжает начатое занятие. ' +
     'В ответе session, space, lesson, lesson_map (цели и пункты со статусами), start.opening (first_in_course, new_lesson, return, repeat), next_step и next, ' +
     'directive и material (только для агента, ученику не показывать), course_frame, history, closed_reports, artifact_blocks, section_hints, quiz, homework, ' +
     'previous_homework, signals и teaching_rules. Начинайте с signals, closed_reports и previous_homework, затем зачин и цели; подробности пункта — lesson_item, отметка — mark_goal. ' +
     'frame: false — только если рамку этого курса уже получили в этом разговоре. ' +
     'Отказы: nothing_to_study — незакрытых уроков нет; lesson_not_found; program_order — сначала предыдущий курс программы; web_demo_exhausted; ' +
-    'not_enrolled, organization_suspended; course_not_released, busy; unknown_channel; прошедший дедлайн — не отказ, а overdue в ответе.',
+    'not_enrolled, organization_suspended; space_not_available, course_not_in_space — с space, которого у ученика нет или где нет курса; ' +
+    'course_not_released, busy, run_archived — отказы цепочки урока; unknown_channel; прошедший дедлайн — не отказ, а overdue в ответе. ' +
+    'Урок, у которого кончились попытки обязательного квиза, больше не зачесть: next_step у него null, next говорит, что делать, а start_lesson без lesson его пропускает.',
   input: z.object({
     lesson: z.string().optional().describe('Идентификатор урока (id из course_outline). Необязательный.'),
     course: z
@@ -129,6 +133,8 @@ export const start_lesson = defineTool({
   refusals: [
     'not_enrolled',
     'organization_suspended',
+    'space_not_available',
+    'course_not_in_space',
     'lesson_not_found',
     'nothing_to_study',
     'web_demo_exhausted',
@@ -136,5 +142,6 @@ export const start_lesson = defineTool({
     'unknown_channel',
     'course_not_released',
     'busy',
+    'run_archived',
   ],
 });

@@ -15,16 +15,18 @@ export const store_homework_file = defineTool({
     'байты идут base64 мимо контекста модели, прямо на платформу от имени ученика. ' +
     'Все файлы окна уходят одной версией ответа, текст ответа остаётся прежним; space — пространство, зафиксированное окном при открытии. ' +
     'Ответ как у submit_homework: space и submission с версиями. Отказы как у submit_homework: too_many_files, file_too_large, answer_too_large, ' +
-    'file_rejected, file_missing, invalid_files, accepted_locked, answer_mode, no_homework и отказы доступа.',
+    'file_rejected, file_missing, invalid_files, accepted_locked, answer_mode, no_homework, empty_answer, lesson_not_found, busy и отказы доступа: ' +
+    'not_enrolled, organization_suspended, space_not_available, course_not_in_space.',
   input: z.object({
     lesson: z.string().describe('Идентификатор урока. Обязательный.'),
     // base64 of up to LIMITS.homeworkFileBytes per file: its strings are bounded by that, not by the default.
+    // Optional in the schema only: none is the service's file_missing.
     files: deepStrings(
       z
         .unknown()
         .describe('Файлы из зоны загрузки: список {name, content} — имя и содержимое base64. Обязательный, непустой.'),
       Math.ceil((LIMITS.homeworkFileBytes * 4) / 3) + 4,
-    ),
+    ).optional(),
     space: CourseSpaceArg.describe(
       'Пространство сдачи — то, в котором открыли окно. Необязательный; без него — пространство начатого занятия по курсу, иначе выбранное.',
     ).optional(),

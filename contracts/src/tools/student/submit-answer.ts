@@ -17,7 +17,9 @@ export const submit_answer = defineTool({
     'На последнем вопросе result: score, pass_threshold, passed, objective_results; у сданной — explanations, next_lesson, empty_blocks и teaching_rules; ' +
     'у несданной — retry_after (не предлагайте пересдачу раньше) и attempts_left (0 — пересдачи не будет, null — без лимита). ' +
     'Отказы: quiz_attempt_cancelled — курс обновился: при reason quiz_changed или attempt_outdated запросите request_quiz по session, при lesson_removed перейдите к следующему уроку; ' +
-    'student_words_required; answer_unknown — ответ не совпал ни с одним вариантом, передайте id; attempt_finished; question_mismatch; not_your_session; not_enrolled, organization_suspended; course_not_released; busy.',
+    'goals_open — на последний вопрос, если после request_quiz снова открыт обязательный пункт: разберите его (mark_goal) и отправьте тот же ответ; ' +
+    'student_words_required; answer_unknown — ответ не совпал ни с одним вариантом, передайте id; attempt_finished; question_mismatch; not_your_session; not_enrolled, organization_suspended; course_not_released; ' +
+    'run_archived — прогресс по курсу сброшен, начните урок заново через start_lesson; busy.',
   input: z.object({
     attempt: z.string().describe('Идентификатор попытки из request_quiz. Обязательный.'),
     question: z.string().describe('Идентификатор вопроса, на который отвечают. Обязательный.'),
@@ -25,9 +27,11 @@ export const submit_answer = defineTool({
       .string()
       .max(INPUT_LIMITS.summary)
       .describe('Ответ строкой: id выбранного варианта ("V2") или текст варианта. Обязательный.'),
+    // Optional in the schema only: a missing one is the service's student_words_required.
     student_words: z
       .string()
       .max(INPUT_LIMITS.long)
+      .optional()
       .describe(
         'Что ученик написал в ответ на этот вопрос, дословно — не пересказ; ответил одной цифрой или буквой — передаётся она. Обязательный; на вердикт не влияет.',
       ),
@@ -64,6 +68,7 @@ export const submit_answer = defineTool({
   }),
   annotations: WRITE,
   refusals: [
+    'goals_open',
     'student_words_required',
     'answer_unknown',
     'quiz_attempt_cancelled',
@@ -73,6 +78,7 @@ export const submit_answer = defineTool({
     'not_enrolled',
     'organization_suspended',
     'course_not_released',
+    'run_archived',
     'busy',
   ],
 });

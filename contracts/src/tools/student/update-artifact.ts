@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { deepStrings, INPUT_LIMITS } from '../../bounds.ts';
 import { DESTRUCTIVE, defineTool } from '../../tool.ts';
 import { CourseSpaceArg, DocumentFill, EmptyCell, ObjectiveProgress } from '../shapes.ts';
 
@@ -20,22 +21,23 @@ export const update_artifact = defineTool({
     course: z.string().describe('Идентификатор курса. Обязательный.'),
     artifact: z.string().describe('Ключ документа. Обязательный.'),
     key: z.string().describe('Ключ раздела. Обязательный; регистр не важен.'),
-    rows: z
-      .unknown()
+    // Cells are let through well above the spec's 4000 (CELL_LIMIT): the service answers
+    // artifact_invalid_value with the field and max itself; only a hostile size is invalid_arguments.
+    rows: deepStrings(z.unknown(), INPUT_LIMITS.answer)
       .optional()
       .describe(
         'Строки раздела many: список {"id": "A1", "колонка": "текст"}. Необязательный. Строка без id — новая; с id меняются только названные клетки.',
       ),
     delete_rows: z.unknown().optional().describe('Список ID строк раздела many на удаление. Необязательный.'),
-    fields: z
-      .unknown()
+    fields: deepStrings(z.unknown(), INPUT_LIMITS.answer)
       .optional()
       .describe('Поля раздела one: {"поле": "текст"}. Необязательный; меняются только названные поля.'),
+    // Any value reaches the service, which answers artifact_invalid_value (param) for a non-boolean.
     clear: z
-      .boolean()
+      .unknown()
       .optional()
       .describe(
-        'Очистить раздел: у many удалить все строки, у one — все поля. Необязательный, по умолчанию false; вместе с rows, delete_rows или fields не передаётся.',
+        'Очистить раздел: true — у many удалить все строки, у one — все поля. Необязательный, true или false, по умолчанию false; вместе с rows, delete_rows или fields не передаётся.',
       ),
     space: CourseSpaceArg.describe(
       'В чей документ: имя организации из whoami или personal. Необязательный; без него — пространство начатого занятия по курсу, иначе выбранное.',

@@ -49,6 +49,9 @@ export function courseCard(course: CardSource, active: ActiveContent | null, at:
           chapter: chapter.title,
         }))
       : [],
+    document: release?.document
+      ? { key: release.document.key, title: release.document.title, blocks_total: release.document.sections.length }
+      : null,
     at,
   };
 }

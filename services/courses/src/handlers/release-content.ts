@@ -26,6 +26,8 @@ export function releaseContentHandler({ store: s }: CoursesDeps) {
       version: found.version,
       digest: found.digest,
       active: found.active,
+      // Read before the release: a later activation has a higher revision than this.
+      activation: course.card_revision,
       published_at: new Date(found.published_at).toISOString(),
       content: found.content,
     });

@@ -45,7 +45,12 @@ export function courseAccessHandler(deps: {
       overdue: enrollment.overdue,
       self_enrolled: enrollment.self_enrolled,
       program_previous: lock
-        ? { program: lock.program, course: lock.previous.course, title: lock.previous.title }
+        ? {
+            program: lock.program,
+            program_title: lock.program_title,
+            course: lock.previous.course,
+            title: lock.previous.title,
+          }
         : null,
     });
   });

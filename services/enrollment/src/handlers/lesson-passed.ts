@@ -33,6 +33,7 @@ export function startProgressConsumer(deps: {
           user: p.user,
           course: p.course,
           lessonsDone: p.lessons_passed,
+          passed: p.passed_lessons,
           completed: p.course_completed,
           at: p.at,
         });

@@ -80,10 +80,14 @@ export class EnrollmentRepository {
         sql<number>`coalesce(c.lessons_total, 0)`.as('lessons_total'),
         'e.lessons_done',
         sql<boolean>`(e.completed_at is not null)`.as('completed'),
-        sql<
-          MyCourseRow['next_lesson']
-        >`case when e.completed_at is null and e.lessons_done < coalesce(c.lessons_total, 0)
-          then jsonb_build_object('id', c.lessons -> e.lessons_done ->> 'id', 'title', c.lessons -> e.lessons_done ->> 'title')
+        sql<MyCourseRow['next_lesson']>`case when e.completed_at is not null then null
+          when e.passed_lessons is null then
+            case when e.lessons_done < coalesce(c.lessons_total, 0)
+              then jsonb_build_object('id', c.lessons -> e.lessons_done ->> 'id', 'title', c.lessons -> e.lessons_done ->> 'title')
+            end
+          else (select jsonb_build_object('id', l ->> 'id', 'title', l ->> 'title')
+            from jsonb_array_elements(coalesce(c.lessons, '[]'::jsonb)) with ordinality as x(l, n)
+            where not (l ->> 'key' = any(e.passed_lessons)) order by n limit 1)
           end`.as('next_lesson'),
         programsJson(user, sql.ref('e.course')).as('programs'),
       ])
@@ -129,12 +133,13 @@ export class EnrollmentRepository {
    */
   async applyProgress(
     trx: Transaction<EnrollmentDb>,
-    p: { user: string; course: string; lessonsDone: number; completed: boolean; at: string },
+    p: { user: string; course: string; lessonsDone: number; passed?: string[]; completed: boolean; at: string },
   ): Promise<number> {
     const res = await trx
       .updateTable('enrollments')
       .set({
         lessons_done: p.lessonsDone,
+        ...(p.passed ? { passed_lessons: p.passed } : {}),
         completed_at: p.completed ? sql<string>`coalesce(completed_at, ${p.at}::timestamptz)` : null,
         progress_at: p.at,
       })

@@ -16,7 +16,8 @@ export interface WriteRequest {
   rows?: unknown;
   delete_rows?: unknown;
   fields?: unknown;
-  clear?: boolean;
+  /** true or false; anything else is artifact_invalid_value (param clear). */
+  clear?: unknown;
 }
 
 type Refused = ReturnType<typeof refuse<string>>;
@@ -38,6 +39,7 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
  */
 export function applyWrite(section: Section, current: SectionState, req: WriteRequest): WriteResult | Refused {
   const content = given(req.rows) || given(req.delete_rows) || given(req.fields);
+  if (req.clear !== undefined && typeof req.clear !== 'boolean') return invalidParam('clear', 'true или false');
   if (req.clear === true) {
     if (content) return artifactClearWithContent(section.key);
     return { ok: true, state: { next: current.next, rows: [], values: {} }, created: [] };

@@ -47,19 +47,21 @@ export function lessonContextHandler(deps: Deps) {
     let previous = null;
     const prevLesson = args.previous_lesson ? findLesson(release.content, keyOf(args.previous_lesson)) : undefined;
     const task = prevLesson ? homeworkTask(prevLesson) : null;
-    if (prevLesson && task) {
-      const id = lessonId(args.course, prevLesson.key);
-      const row = await deps.submissions.find(args.user, id, args.space);
-      const status = row?.status ?? 'Assigned';
+    const id = prevLesson ? lessonId(args.course, prevLesson.key) : null;
+    // No submission row: the student never passed that lesson in this space, so nothing was
+    // assigned (my_homework has no such item either) — null, not a made-up «Assigned».
+    const row = id && task ? await deps.submissions.find(args.user, id, args.space) : undefined;
+    if (prevLesson && task && id && row) {
+      const status = row.status;
       previous = {
         lesson: id,
         lesson_title: prevLesson.title,
         title: task.title,
         status,
-        due_at: row?.due_at ?? null,
-        overdue: isOverdue(status, row?.due_at ?? null),
-        version: row?.version ?? null,
-        last_comment: row?.last_comment ?? null,
+        due_at: row.due_at ?? null,
+        overdue: isOverdue(status, row.due_at ?? null),
+        version: row.version ?? null,
+        last_comment: row.last_comment ?? null,
       };
     }
     return ok({ artifact_blocks: sections, previous_homework: previous });

@@ -27,7 +27,7 @@ export function storeHomeworkFileHandler(deps: {
 }) {
   return endpoint(store_homework_file, async (args, ctx) => {
     const who = caller(ctx);
-    const parsed = StagedFiles.safeParse(args.files);
+    const parsed = StagedFiles.safeParse(args.files ?? []);
     const staged = parsed.success ? parsed.data.filter((f): f is Kept => 'object' in f) : [];
     const reply = await (async () => {
       if (!parsed.success || parsed.data.some((f) => 'invalid' in f)) return invalidFiles();

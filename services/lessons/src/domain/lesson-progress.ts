@@ -110,9 +110,17 @@ export function quizRequired(lesson: ReleaseLesson): boolean {
   return (lesson.quiz?.required ?? false) && (lesson.quiz?.questions.length ?? 0) > 0;
 }
 
-/** The next step as data. */
-export function nextStep(lesson: ReleaseLesson, marks: ReadonlyMap<string, Mark>, passed: boolean): NextStep {
-  if (passed) return null;
+/**
+ * The next step as data; none when the lesson is passed, or when its required quiz has no attempt
+ * left (`exhausted`: the lesson cannot be passed any more, see docs/decisions.md).
+ */
+export function nextStep(
+  lesson: ReleaseLesson,
+  marks: ReadonlyMap<string, Mark>,
+  passed: boolean,
+  exhausted = false,
+): NextStep {
+  if (passed || exhausted) return null;
   const [first] = openGoals(lesson, marks);
   if (first) return { kind: 'goal', ...first };
   return quizRequired(lesson) ? { kind: 'quiz' } : { kind: 'complete' };

@@ -130,3 +130,27 @@ export function retryAfter(quiz: Pick<Quiz, 'pause_minutes'>, finished: readonly
 export function attemptsLeft(quiz: Pick<Quiz, 'attempts'>, used: number): number | null {
   return quiz.attempts === null ? null : Math.max(quiz.attempts - used, 0);
 }
+
+/**
+ * Where a lesson's required quiz stands for the next step: `exhausted` — no attempt is left and
+ * none passed, so the lesson cannot be passed any more; `retryAfter` — a pause is running until
+ * then (ISO). Both are about the next attempt only (docs/decisions.md, the dead end).
+ */
+export interface QuizStanding {
+  exhausted: boolean;
+  retryAfter: string | null;
+}
+
+/** The standing of a required quiz after the run's attempts; null for a lesson without one. */
+export function quizStanding(
+  quiz: Pick<Quiz, 'attempts' | 'pause_minutes' | 'required' | 'questions'> | null,
+  past: readonly PastAttempt[],
+  now: Date,
+): QuizStanding | null {
+  if (!quiz?.required || !quiz.questions.length) return null;
+  if (past.some((a) => a.status === 'open')) return { exhausted: false, retryAfter: null };
+  const gate = attemptGate(quiz, past, now);
+  if (gate.ok) return { exhausted: false, retryAfter: null };
+  if (gate.code === 'quiz_attempts_exhausted') return { exhausted: true, retryAfter: null };
+  return { exhausted: false, retryAfter: gate.retryAfter };
+}

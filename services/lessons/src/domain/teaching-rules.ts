@@ -1,5 +1,6 @@
 import type { NextStep } from './lesson-progress.ts';
 import type { Opening } from './opening.ts';
+import type { QuizStanding } from './quiz.ts';
 
 /** Wraps a rules pack in a frame that says who it is for: never shown to the student. */
 function framed(title: string, rules: string[]): string {
@@ -44,6 +45,7 @@ export function startNext(
   opening: Opening,
   step: NextStep,
   extras: { signals: boolean; reports: boolean; previousHomework: boolean },
+  quiz: QuizStanding | null = null,
 ): string {
   const parts: string[] = [];
   if (extras.signals) parts.push('Сначала скажите о signals.');
@@ -57,17 +59,29 @@ export function startNext(
   };
   parts.push(openings[opening]);
   parts.push('Цели урока назовите списком во второй реплике.');
-  parts.push(stepPhrase(step));
+  parts.push(stepPhrase(step, quiz));
   return parts.join(' ');
 }
 
-/** The next step as a phrase (mark_goal, start_lesson). */
-export function stepPhrase(step: NextStep): string {
-  if (step === null) return 'Урок пройден: предложите следующий урок.';
+/** next when the lesson's required quiz has no attempt left: the lesson cannot be passed any more. */
+export const QUIZ_EXHAUSTED_NEXT =
+  'Попытки обязательного квиза этого урока кончились: урок больше не зачесть, и request_quiz откажет quiz_attempts_exhausted. ' +
+  'Скажите ученику об этом прямо. Если вопросы квиза кажутся ему неверными — сообщите авторам через report_issue. ' +
+  'Дальше — следующий урок курса: start_lesson с course (этот урок он пропустит).';
+
+/** The next step as a phrase (mark_goal, start_lesson), with where the required quiz stands. */
+export function stepPhrase(step: NextStep, quiz: QuizStanding | null = null): string {
+  if (step === null) return quiz?.exhausted ? QUIZ_EXHAUSTED_NEXT : 'Урок пройден: предложите следующий урок.';
   switch (step.kind) {
     case 'goal':
       return `Следующий пункт — «${step.title}» (${step.goal}): возьмите подробности lesson_item и разберите его с учеником.`;
     case 'quiz':
+      if (quiz?.retryAfter) {
+        return (
+          `Обязательные пункты закрыты, но пересдача квиза — не раньше ${quiz.retryAfter}: до этого request_quiz откажет retry_too_soon. ` +
+          'Повторите с учеником, где он ошибся, и предложите квиз после этого времени.'
+        );
+      }
       return 'Обязательные пункты закрыты: начните проверку знаний — request_quiz.';
     case 'complete':
       return 'Обязательные пункты закрыты, обязательного квиза нет: закройте урок — complete_lesson.';

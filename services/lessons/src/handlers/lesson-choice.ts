@@ -1,7 +1,9 @@
 import { myEnrollments, ok, type Principal, parseLessonId, type Reply } from '@studium/contracts';
 import type { LessonsDeps } from '../deps.ts';
 import { nextOpenLesson, rankEnrollments } from '../domain/opening.ts';
+import { quizStanding } from '../domain/quiz.ts';
 import { refusals } from '../refusals.ts';
+import type { LoadedRelease } from '../releases.ts';
 
 /** The lesson start_lesson opens: a course and a lesson key in it (null: the next open one). */
 export interface Target {
@@ -15,6 +17,34 @@ export interface Target {
 export async function passedLessons(deps: LessonsDeps, user: string, course: string): Promise<Set<string>> {
   const runs = await deps.runs.liveInCourse(user, course);
   return new Set(runs.filter((r) => r.status === 'passed').map((r) => r.lesson_key));
+}
+
+/**
+ * Lesson keys of a release the student can no longer pass: a required quiz with no attempt left
+ * and none passed (docs/decisions.md). Start_lesson without a lesson skips them.
+ */
+export async function unpassableLessons(deps: LessonsDeps, user: string, release: LoadedRelease): Promise<Set<string>> {
+  const limited = release.order.filter((k) => {
+    const quiz = release.lessons.get(k)?.lesson.quiz;
+    return quiz?.required && quiz.attempts !== null && quiz.questions.length > 0;
+  });
+  if (!limited.length) return new Set();
+  const runs = (await deps.runs.liveInCourse(user, release.course)).filter(
+    (r) => r.status !== 'passed' && limited.includes(r.lesson_key),
+  );
+  const attempts = await deps.attempts.ofRuns(runs.map((r) => r.id));
+  const now = new Date();
+  const out = new Set<string>();
+  for (const run of runs) {
+    const quiz = release.lessons.get(run.lesson_key)?.lesson.quiz ?? null;
+    const standing = quizStanding(
+      quiz,
+      attempts.filter((a) => a.run_id === run.id),
+      now,
+    );
+    if (standing?.exhausted) out.add(run.lesson_key);
+  }
+  return out;
 }
 
 /**
@@ -40,7 +70,11 @@ export async function chooseTarget(
     const run = await deps.runs.findLive(principal.user, last.course, last.lesson_key);
     if (run && run.status !== 'passed') {
       const active = await deps.releases.active(last.course);
-      if (active.ok && active.data.lessons.has(last.lesson_key)) {
+      if (
+        active.ok &&
+        active.data.lessons.has(last.lesson_key) &&
+        !(await unpassableLessons(deps, principal.user, active.data)).has(last.lesson_key)
+      ) {
         return ok({ course: last.course, lessonKey: last.lesson_key, mode: 'auto' });
       }
     }
@@ -60,5 +94,9 @@ export async function chooseTarget(
 async function nextInCourse(deps: LessonsDeps, user: string, course: string): Promise<string | null> {
   const active = await deps.releases.active(course);
   if (!active.ok) return null;
-  return nextOpenLesson(active.data.order, await passedLessons(deps, user, course));
+  const [passed, unpassable] = await Promise.all([
+    passedLessons(deps, user, course),
+    unpassableLessons(deps, user, active.data),
+  ]);
+  return nextOpenLesson(active.data.order, new Set([...passed, ...unpassable]));
 }

@@ -7,6 +7,7 @@ import {
   type OutputOf,
   ok,
   type Principal,
+  type ReleaseLesson,
   type Reply,
 } from '@studium/contracts';
 import { endpoint, eventEnvelope, Failure } from '@studium/platform';
@@ -23,6 +24,7 @@ import {
   openGoals,
   type RunStatus,
 } from '../domain/lesson-progress.ts';
+import { quizStanding } from '../domain/quiz.ts';
 import { stepPhrase } from '../domain/teaching-rules.ts';
 import { refusals } from '../refusals.ts';
 import type { MarkContext, MarkWrite } from '../repositories/run.repository.ts';
@@ -39,7 +41,13 @@ type Args = z.infer<typeof mark_goal.input>;
 /** What mark_goal decided on a context: a refusal, or the write and the reply it gives. */
 type Decision =
   | { refused: Reply<never> }
-  | { write: MarkWrite; marks: Map<string, Mark>; next: RunStatus; reply: () => OutputOf<typeof mark_goal> };
+  | {
+      write: MarkWrite;
+      marks: Map<string, Mark>;
+      next: RunStatus;
+      lesson: ReleaseLesson;
+      reply: () => OutputOf<typeof mark_goal>;
+    };
 
 /**
  * mark_goal: every refusal is decided before the one write (the mark, the run's status and
@@ -56,13 +64,17 @@ export function markGoalHandler(deps: LessonsDeps) {
     if (!principal) throw new Failure(401, 'no principal');
     let context = deps.markContexts.get(args.session);
     let kept = context !== undefined;
-    context ??= await readContext(deps, args.session);
+    context ??= await deps.runs.markContext(args.session);
+    // An unknown id is refused like another student's (docs/decisions.md).
+    if (!context) return refusals.notYourSession(args.session);
     for (;;) {
       const decided = await decide(deps, principal, args, context);
       if ('refused' in decided) {
         if (!kept) return decided.refused;
         deps.markContexts.delete(args.session);
-        context = await readContext(deps, args.session);
+        const read = await deps.runs.markContext(args.session);
+        if (!read) return refusals.notYourSession(args.session);
+        context = read;
         kept = false;
         continue;
       }
@@ -87,18 +99,30 @@ export function markGoalHandler(deps: LessonsDeps) {
       deps.markContexts.set(args.session, { ...context, runStatus: decided.next, marks });
       // The events are committed without NOTIFY: this replica's relay publishes them shortly.
       deps.relay.kick();
-      return ok(decided.reply());
+      return ok(await withQuizStanding(deps, session.run_id, decided.lesson, decided.reply()));
     }
   });
 }
 
-async function readContext(deps: LessonsDeps, sessionId: string): Promise<MarkContext> {
-  const context = await deps.runs.markContext(sessionId);
-  if (!context) throw new Failure(404, `no session ${sessionId}`);
-  return context;
+/** mark_goal's checks in the spec's order on a context, and what the write is when none refuses. */
+/**
+ * The reply's next step once every required item is closed: the quiz, unless it has no attempt
+ * left (next_step null, the dead-end phrase) or a pause is running (next says until when). Read
+ * only then: the attempts do not change the item marks before it.
+ */
+async function withQuizStanding(
+  deps: LessonsDeps,
+  runId: string,
+  lesson: ReleaseLesson,
+  reply: OutputOf<typeof mark_goal>,
+): Promise<OutputOf<typeof mark_goal>> {
+  if (reply.next_step?.kind !== 'quiz') return reply;
+  const standing = quizStanding(lesson.quiz, await deps.attempts.ofRun(runId), new Date());
+  if (!standing || (!standing.exhausted && !standing.retryAfter)) return reply;
+  const step = standing.exhausted ? null : reply.next_step;
+  return { ...reply, next_step: step, next: stepPhrase(step, standing) };
 }
 
-/** mark_goal's checks in the spec's order on a context, and what the write is when none refuses. */
 async function decide(deps: LessonsDeps, principal: Principal, args: Args, context: MarkContext): Promise<Decision> {
   const loaded = await checkSession(deps, principal, args.session, context.session, { fresh: false }, (course) =>
     deps.releases.activeFrom(course, context.activeRelease),
@@ -142,6 +166,7 @@ async function decide(deps: LessonsDeps, principal: Principal, args: Args, conte
     events.push({ subject: LESSON_COVERED, payload: eventEnvelope(LESSON_COVERED, covered) });
   }
   return {
+    lesson,
     write: {
       run: session.run_id,
       session: session.id,

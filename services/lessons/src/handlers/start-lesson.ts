@@ -12,13 +12,13 @@ import { emitEvent, endpoint, Failure } from '@studium/platform';
 import type { LessonsDeps } from '../deps.ts';
 import { lessonMap, nextStep } from '../domain/lesson-progress.ts';
 import { chooseOpening, nextOpenLesson, RETURN_AFTER_MS } from '../domain/opening.ts';
-import { attemptsLeft } from '../domain/quiz.ts';
+import { attemptsLeft, quizStanding } from '../domain/quiz.ts';
 import { signals } from '../domain/signals.ts';
 import { fetchLessonContext } from '../lesson-context.ts';
 import { refusals } from '../refusals.ts';
 import { checkAccess } from '../session-context.ts';
 import { writeRun } from '../write.ts';
-import { chooseTarget, passedLessons } from './lesson-choice.ts';
+import { chooseTarget, passedLessons, unpassableLessons } from './lesson-choice.ts';
 import { pastLessons, startView } from './start-view.ts';
 
 type Args = { lesson?: string; course?: string; frame?: boolean; space?: string };
@@ -61,7 +61,10 @@ async function startLesson(
   const release = active.data;
 
   const passed = await passedLessons(deps, user, course);
-  const key = target.data.lessonKey ?? nextOpenLesson(release.order, passed);
+  // Lessons that cannot be passed any more (required quiz exhausted) are skipped like passed ones.
+  const key =
+    target.data.lessonKey ??
+    nextOpenLesson(release.order, new Set([...passed, ...(await unpassableLessons(deps, user, release))]));
   if (key === null) return refusals.nothingToStudy(target.data.mode === 'course' ? course : undefined);
   const placed = release.lessons.get(key);
   if (!placed) return refusals.lessonNotFound(lessonId(course, key));
@@ -144,6 +147,7 @@ async function startLesson(
         version: release.version,
         channel,
         opening,
+        abandoned: current ? current.id : null,
         objectives: lesson.objectives.map((o) => ({ key: o.key, text: o.text })),
       };
       await emitEvent(trx, 'lessons.session_started', event);
@@ -166,7 +170,9 @@ async function startLesson(
     if (run.lesson_title !== lesson.title || run.user_name !== principal.full_name) {
       await deps.runs.update(trx, run.id, { lesson_title: lesson.title, user_name: principal.full_name });
     }
-    const finished = (await deps.attempts.ofRun(run.id, trx)).filter((a) => a.status === 'finished').length;
+    const attempts = await deps.attempts.ofRun(run.id, trx);
+    const finished = attempts.filter((a) => a.status === 'finished').length;
+    const standing = run.status === 'passed' ? null : quizStanding(lesson.quiz, attempts, now);
 
     return ok(
       startView({
@@ -178,7 +184,8 @@ async function startLesson(
         run,
         marks,
         opening,
-        step: nextStep(lesson, marks, run.status === 'passed'),
+        step: nextStep(lesson, marks, run.status === 'passed', standing?.exhausted),
+        quiz: standing,
         frame: args.frame !== false,
         ctx,
         history,

@@ -6,6 +6,7 @@ import {
 } from '@studium/contracts';
 import { lessonMap, type Mark, type NextStep, objectiveStatus, quizRequired } from '../domain/lesson-progress.ts';
 import type { Opening } from '../domain/opening.ts';
+import type { QuizStanding } from '../domain/quiz.ts';
 import { START_RULES, startNext } from '../domain/teaching-rules.ts';
 import type { LessonContext } from '../lesson-context.ts';
 import type { LoadedRelease, PlacedLesson } from '../releases.ts';
@@ -61,6 +62,8 @@ export interface StartViewInput {
   marks: Map<string, Mark>;
   opening: Opening;
   step: NextStep;
+  /** Where the required quiz stands (exhausted, a pause running); null without one or once passed. */
+  quiz: QuizStanding | null;
   frame: boolean;
   ctx: LessonContext;
   history: ReturnType<typeof pastLessons>;
@@ -98,11 +101,16 @@ export function startView(v: StartViewInput) {
     start: { opening: v.opening },
     lesson_map: lessonMap(lesson, v.marks),
     next_step: v.step,
-    next: startNext(v.opening, v.step, {
-      signals: v.signals.length > 0,
-      reports: reports !== null,
-      previousHomework: v.ctx.previousHomework !== null,
-    }),
+    next: startNext(
+      v.opening,
+      v.step,
+      {
+        signals: v.signals.length > 0,
+        reports: reports !== null,
+        previousHomework: v.ctx.previousHomework !== null,
+      },
+      v.quiz,
+    ),
     resume_from: v.run.resume_from,
     directive: lesson.directive || null,
     material: lesson.material || null,

@@ -1,6 +1,7 @@
 import { type OutputOf, ok, type QuizAttemptFinished, submit_answer } from '@studium/contracts';
 import { emitEvent, endpoint, Failure } from '@studium/platform';
 import type { LessonsDeps } from '../deps.ts';
+import { openGoals } from '../domain/lesson-progress.ts';
 import {
   attemptsLeft,
   explanationsForWrong,
@@ -11,11 +12,11 @@ import {
   retryAfter,
   score,
 } from '../domain/quiz.ts';
-import { CLOSING_RULES, QUESTION_NEXT } from '../domain/teaching-rules.ts';
+import { CLOSING_RULES, QUESTION_NEXT, QUIZ_EXHAUSTED_NEXT } from '../domain/teaching-rules.ts';
 import { fetchEmptyBlocks } from '../lesson-context.ts';
 import { cancelAttempt, nextLessonRef, passRun } from '../lesson-pass.ts';
 import { refusals } from '../refusals.ts';
-import { checkAccess } from '../session-context.ts';
+import { sessionAccess } from '../session-context.ts';
 import { eventBase, Keep, writeRun } from '../write.ts';
 
 /** Student words are kept for the course authors, cut to this length. */
@@ -32,15 +33,15 @@ type Out = OutputOf<typeof submit_answer>;
 export function submitAnswerHandler(deps: LessonsDeps) {
   return endpoint(submit_answer, async (args, { principal }) => {
     if (!principal) throw new Failure(401, 'no principal');
-    const words = args.student_words.trim();
+    const words = (args.student_words ?? '').trim();
     if (!words) return refusals.studentWordsRequired();
     const attempt = await deps.attempts.find(args.attempt);
-    if (!attempt) throw new Failure(404, `no attempt ${args.attempt}`);
-    if (attempt.user_id !== principal.user) return refusals.notYourSession(attempt.session_id);
+    // An unknown attempt is refused like another student's (docs/decisions.md).
+    if (!attempt || attempt.user_id !== principal.user) return refusals.notYourAttempt(args.attempt);
     const session = await deps.sessions.find(attempt.session_id);
     if (!session) throw new Error(`attempt ${attempt.id} without its session`);
     const [access, active] = await Promise.all([
-      checkAccess(deps, principal.user, attempt.course, session.space, session.space),
+      sessionAccess(deps, principal.user, session),
       deps.releases.active(attempt.course),
     ]);
     if (!access.ok) return access;
@@ -79,6 +80,13 @@ export function submitAnswerHandler(deps: LessonsDeps) {
           args.answer,
           question.options.map((o) => o.id),
         );
+      // The last answer finishes the attempt: the quiz is given only while every required item is
+      // closed, so an item reopened since request_quiz refuses it (goals_open, nothing written);
+      // once it is closed again, the same answer finishes the attempt (docs/decisions.md).
+      if (answers.length + 1 >= a.questions.length) {
+        const open = openGoals(placed.lesson, await deps.runs.marks(run.id, trx));
+        if (open.length) return refusals.goalsOpen(open);
+      }
       const correct = option === question.correct;
       await deps.attempts.answer(trx, {
         attempt: a.id,
@@ -152,10 +160,17 @@ export function submitAnswerHandler(deps: LessonsDeps) {
       const used = all.filter((x) => x.status === 'finished').length;
       const left = attemptsLeft(quiz, used);
       const retry = left === 0 ? null : retryAfter(quiz, all);
+      const after =
+        left === 0 && placed.lesson.quiz?.required
+          ? { next: QUIZ_EXHAUSTED_NEXT }
+          : retry
+            ? { next: `Попытка не сдана: пересдача — не раньше ${retry.toISOString()} (retry_after).` }
+            : {};
       return ok({
         verdict,
         next_question: null,
         finished: true,
+        ...after,
         result: {
           ...base,
           session_status: 'open',

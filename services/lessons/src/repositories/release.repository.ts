@@ -16,25 +16,37 @@ export class ReleaseRepository {
       .executeTakeFirst();
   }
 
-  /** Records the first release lessons learns of for a course (the consumer owns every later change). */
-  async seed(course: string, release: string, version: number, q: Q = this.db) {
+  /**
+   * Records the first release lessons learns of for a course, with the course's card revision
+   * when it was read (the consumer owns every later change).
+   */
+  async seed(course: string, release: string, version: number, activation: number, q: Q = this.db) {
     await q
       .insertInto('active_releases')
-      .values({ course, release, version })
+      .values({ course, release, version, activation: String(activation) })
       .onConflict((oc) => oc.column('course').doNothing())
       .execute();
   }
 
-  /** Sets a newer active release; an older version (out-of-order delivery) changes nothing. Returns whether it changed. */
-  async advance(q: Q, course: string, release: string, version: number): Promise<boolean> {
+  /**
+   * Sets the release of a later activation; an earlier one (out-of-order delivery, redelivery)
+   * changes nothing. The order is the activation's, so a re-activated older version wins over the
+   * newer one it replaces; an event without it (published before activations were carried) falls
+   * back to the version. Returns whether it changed.
+   */
+  async advance(q: Q, course: string, release: string, version: number, activation?: number): Promise<boolean> {
     const res = await q
       .insertInto('active_releases')
-      .values({ course, release, version })
+      .values({ course, release, version, activation: String(activation ?? 0) })
       .onConflict((oc) =>
         oc
           .column('course')
-          .doUpdateSet({ release, version, updated_at: sql<string>`now()` })
-          .where('active_releases.version', '<', version),
+          .doUpdateSet({ release, version, activation: String(activation ?? 0), updated_at: sql<string>`now()` })
+          .where((eb) =>
+            activation === undefined
+              ? eb('active_releases.version', '<', version)
+              : eb('active_releases.activation', '<', String(activation)),
+          ),
       )
       .executeTakeFirst();
     return Number(res.numInsertedOrUpdatedRows ?? 0) > 0;

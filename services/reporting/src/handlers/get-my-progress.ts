@@ -20,7 +20,7 @@ export function getMyProgressHandler(reports: ReportRepository) {
       const resolved = resolveProgressSpace(orgs, principal.space, args.space);
       if (!resolved.ok) return resolved;
       const { scope } = resolved;
-      const rows = await reports.myEnrollments(g, principal.user, scope.spaces);
+      const rows = await reports.myEnrollments(g, principal.user, scope.spaces, scope.space);
       const byCourse = new Map<string, (typeof rows)[number]>();
       for (const r of rows) {
         const held = byCourse.get(r.course);
@@ -51,12 +51,22 @@ export function getMyProgressHandler(reports: ReportRepository) {
           lesson: s.lesson,
           lesson_title: s.lesson_title ?? s.lesson_key,
           space: s.space,
-          status: s.status,
+          status: sessionStatus(s.status),
           started_at: s.started_at,
         })),
       });
     });
   });
+}
+
+/**
+ * The session's own status, as lessons keeps it (open, closed, abandoned), from the read model's
+ * (which also tells how far the lesson went in it: covered while still open, passed when closed).
+ */
+export function sessionStatus(stored: string): 'open' | 'closed' | 'abandoned' {
+  if (stored === 'passed') return 'closed';
+  if (stored === 'abandoned') return 'abandoned';
+  return 'open';
 }
 
 type Row = { self_enrolled: boolean; deadline: string | null };

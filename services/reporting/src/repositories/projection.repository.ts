@@ -22,8 +22,11 @@ type LessonPlace = Pick<
   'user' | 'course' | 'lesson' | 'lesson_key' | 'session' | 'space' | 'organization' | 'at'
 >;
 
-/** Session statuses in the order they advance; a session never goes back. */
-const SESSION_ORDER = sql`array['in_progress', 'covered', 'passed']`;
+/**
+ * Session statuses in the order they advance; a session never goes back. abandoned (another
+ * session of the lesson replaced it) and passed (its lesson was passed in it: closed) both end it.
+ */
+const SESSION_ORDER = sql`array['in_progress', 'covered', 'abandoned', 'passed']`;
 
 /**
  * All writes of the read models of one generation. Each is an upsert that keeps the newest `at`
@@ -85,10 +88,11 @@ export class ProjectionRepository {
 
   async course(e: CourseCardChanged): Promise<void> {
     const lessons = e.lessons.map((l) => ({ id: l.id, key: l.key, title: l.title }));
-    await sql`insert into ${this.t('courses')} as x (course, revision, title, lessons, lessons_total)
-      values (${e.course}, ${e.revision}, ${e.title}, ${JSON.stringify(lessons)}::jsonb, ${lessons.length})
+    const document = e.document ? JSON.stringify(e.document) : null;
+    await sql`insert into ${this.t('courses')} as x (course, revision, title, lessons, lessons_total, document)
+      values (${e.course}, ${e.revision}, ${e.title}, ${JSON.stringify(lessons)}::jsonb, ${lessons.length}, ${document}::jsonb)
       on conflict (course) do update set revision = excluded.revision, title = excluded.title,
-        lessons = excluded.lessons, lessons_total = excluded.lessons_total
+        lessons = excluded.lessons, lessons_total = excluded.lessons_total, document = excluded.document
       where x.revision < excluded.revision`.execute(this.db);
   }
 
@@ -134,10 +138,11 @@ export class ProjectionRepository {
       e.course,
       e.at,
     );
+    if (e.abandoned) await this.sessionStatus({ ...e, session: e.abandoned }, 'abandoned');
   }
 
   /** Advances a session's status (in_progress → covered → passed), creating the row if its start is not here yet. */
-  async sessionStatus(e: LessonPlace, status: 'covered' | 'passed'): Promise<void> {
+  async sessionStatus(e: LessonPlace, status: 'covered' | 'abandoned' | 'passed'): Promise<void> {
     await this.withTouch(
       sql`insert into ${this.t('sessions')} as x
         (session, user_id, course, lesson, lesson_key, space, organization, status, started_at, status_at)
@@ -307,13 +312,13 @@ export class BatchProjection {
           on conflict (org, user_id) do update set role = excluded.role, at = excluded.at where x.at <= excluded.at`;
       case 'course':
         // The highest revision wins; of equal revisions the first (the one-by-one write needs a higher one).
-        return sql`insert into ${this.t('courses')} as x (course, revision, title, lessons, lessons_total)
-          select distinct on (course) course, revision, title, lessons, lessons_total
+        return sql`insert into ${this.t('courses')} as x (course, revision, title, lessons, lessons_total, document)
+          select distinct on (course) course, revision, title, lessons, lessons_total, document
           from jsonb_to_recordset(${json})
-            as r(ord int, course text, revision int, title text, lessons jsonb, lessons_total int)
+            as r(ord int, course text, revision int, title text, lessons jsonb, lessons_total int, document jsonb)
           order by course, revision desc, ord
           on conflict (course) do update set revision = excluded.revision, title = excluded.title,
-            lessons = excluded.lessons, lessons_total = excluded.lessons_total
+            lessons = excluded.lessons, lessons_total = excluded.lessons_total, document = excluded.document
           where x.revision < excluded.revision`;
       case 'enrolled':
         // The first event inserts; later ones only lower enrolled_at.

@@ -109,7 +109,8 @@ export class ReportRepository {
           coalesce(c.title, e.course) as course_title, ${status} as status,
           coalesce(p.lessons_passed, 0) as lessons_passed,
           coalesce(nullif(p.lessons_total, 0), c.lessons_total, 0) as lessons_total,
-          e.deadline, coalesce(e.mandatory, false) as mandatory, ${overdue} as overdue, p.last_activity
+          e.deadline, coalesce(e.mandatory, false) as mandatory, ${overdue} as overdue, p.last_activity,
+          (c.document ->> 'blocks_total')::int as card_blocks
         from ${g('enrollments')} e
         join ${g('memberships')} m on m.org = e.organization and m.user_id = e.user_id and m.role is not null
         left join ${g('users')} u on u.id = e.user_id
@@ -120,7 +121,10 @@ export class ReportRepository {
         select * from r ${q.status ? sql`where status = ${q.status}` : sql``}
         order by ${order} ${q.limit === null ? sql`` : sql`limit ${q.limit}`} offset ${q.offset}
       )
-      select page.*, coalesce(d.blocks_total, 0)::int as blocks_total, coalesce(d.blocks_filled, 0)::int as blocks_filled
+      -- Before the first cell there is no document row: the course's document counts «0 of N»,
+      -- so a course with a document never reads as one without (0 of 0).
+      select page.*, coalesce(d.blocks_total, page.card_blocks, 0)::int as blocks_total,
+        coalesce(d.blocks_filled, 0)::int as blocks_filled
       from page left join lateral (
         select sum(blocks_total) as blocks_total, sum(blocks_filled) as blocks_filled from ${g('documents')} d
         where d.user_id = page."user" and d.course = page.course and d.space = page.space
@@ -129,8 +133,15 @@ export class ReportRepository {
     return { rows: rows.rows, summary: summary.rows[0] ?? emptySummary() };
   }
 
-  /** The user's enrollments in the given spaces, with card, progress and the documents of each space. */
-  myEnrollments(g: (t: string) => RawBuilder<unknown>, user: string, spaces: string[]) {
+  /**
+   * The user's enrollments in the given spaces, with card, progress and the course's documents in
+   * `documentSpace` (the space the summary is about: personal shows the personal document even
+   * where the enrollment row is an organization's). The course's document counts «0 of N» before
+   * the first cell.
+   */
+  myEnrollments(g: (t: string) => RawBuilder<unknown>, user: string, spaces: string[], documentSpace?: string) {
+    // Without documentSpace: each enrollment's own space (student_detail, one row per organization).
+    const docSpace = documentSpace === undefined ? sql`e.space` : sql`${documentSpace}::text`;
     return sql<{
       course: string;
       title: string;
@@ -150,9 +161,18 @@ export class ReportRepository {
         coalesce(nullif(p.lessons_total, 0), c.lessons_total, 0) as lessons_total,
         coalesce(p.completed, false) as completed, p.last_activity,
         (e.deadline is not null and e.deadline < now() and not coalesce(p.completed, false)) as overdue,
-        coalesce((select jsonb_agg(jsonb_build_object('artifact', d.artifact, 'title', d.title,
-            'blocks_total', d.blocks_total, 'blocks_filled', d.blocks_filled) order by d.artifact)
-          from ${g('documents')} d where d.user_id = e.user_id and d.course = e.course and d.space = e.space), '[]') as documents
+        coalesce((select jsonb_agg(x.doc order by x.doc ->> 'artifact') from (
+            select jsonb_build_object('artifact', d.artifact, 'title', d.title,
+              'blocks_total', d.blocks_total, 'blocks_filled', d.blocks_filled) as doc
+            from ${g('documents')} d
+            where d.user_id = e.user_id and d.course = e.course and d.space = ${docSpace}
+            union all
+            select jsonb_build_object('artifact', c.document ->> 'key', 'title', c.document ->> 'title',
+              'blocks_total', (c.document ->> 'blocks_total')::int, 'blocks_filled', 0)
+            where c.document is not null and not exists (select 1 from ${g('documents')} d
+              where d.user_id = e.user_id and d.course = e.course and d.space = ${docSpace}
+                and d.artifact = c.document ->> 'key')
+          ) x), '[]') as documents
       from ${g('enrollments')} e
       left join ${g('courses')} c on c.course = e.course
       left join ${g('progress')} p on p.user_id = e.user_id and p.course = e.course
