@@ -36,7 +36,7 @@ export function courseAccessHandler(deps: {
     });
     if (!chosen.ok) return chosen;
     const { enrollment } = chosen.value;
-    const { lock } = programsOf(course, programs);
+    const { programs: views, lock } = programsOf(course, programs);
     return ok({
       space: chosen.value.space,
       organization: chosen.value.organization,
@@ -52,6 +52,7 @@ export function courseAccessHandler(deps: {
             title: lock.previous.title,
           }
         : null,
+      programs: views,
     });
   });
 }
