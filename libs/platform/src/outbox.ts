@@ -8,6 +8,8 @@ import type { Logger } from './log.ts';
 import { startPump } from './pump.ts';
 
 const NOTIFY_CHANNEL = 'studium_outbox';
+/** The channel relays LISTEN on: a write that inserts its outbox rows in its own statement notifies it. */
+export const OUTBOX_NOTIFY_CHANNEL = NOTIFY_CHANNEL;
 const enc = new TextEncoder();
 
 /** A new event's envelope, as {@link addEvent} stores it in the outbox's payload. */

@@ -137,9 +137,8 @@ export function submitAnswerHandler(deps: LessonsDeps) {
           active: current,
           via: 'quiz',
           at: finishedAt,
+          close: session.id,
         });
-        const now = await deps.sessions.find(session.id, trx);
-        if (now?.status === 'open') await deps.sessions.setStatus(trx, session.id, 'closed');
         closing = { passed: passedKeys };
         return ok({
           verdict,

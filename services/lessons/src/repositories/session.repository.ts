@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import type { Channel, LessonsDb, SessionStatus } from '../db.ts';
+import type { Mark } from '../domain/lesson-progress.ts';
 
 type Q = Kysely<LessonsDb>;
 
@@ -21,6 +22,15 @@ const COLUMNS = [
   'signals',
 ] as const;
 
+type MarkRow = [string, string, Mark['status'], string | null, string, string];
+
+/** {@link SessionRepository.findWithRun}: a session with its run's marks and the course's passed lessons. */
+export interface SessionWithRun {
+  session: Session;
+  marks: Map<string, Mark>;
+  passed: Set<string>;
+}
+
 /** A session row. */
 export type Session = NonNullable<Awaited<ReturnType<SessionRepository['find']>>>;
 
@@ -30,6 +40,38 @@ export class SessionRepository {
 
   find(id: string, q: Q = this.db) {
     return q.selectFrom('sessions').select(COLUMNS).where('id', '=', id).executeTakeFirst();
+  }
+
+  /**
+   * A session as a write under its run's lock sees it, in one statement: the session, the latest
+   * marks of its run and the lesson keys the student has passed in the course (live runs).
+   */
+  async findWithRun(id: string, q: Q = this.db): Promise<SessionWithRun | undefined> {
+    const row = await q
+      .selectFrom('sessions as s')
+      .select(COLUMNS.map((c) => `s.${c}` as const))
+      .select([
+        sql<MarkRow[]>`(select coalesce(json_agg(json_build_array(m.goal, m.objective, m.status, m.evidence,
+          m.session_id, m.marked_at)), '[]') from goal_marks m where m.run_id = s.run_id)`.as('marks'),
+        sql<string[]>`(select coalesce(json_agg(r.lesson_key), '[]') from runs r
+          where r.user_id = s.user_id and r.course = s.course and r.archived_at is null and r.status = 'passed')`.as(
+          'passed',
+        ),
+      ])
+      .where('s.id', '=', id)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const { marks, passed, ...session } = row;
+    return {
+      session,
+      marks: new Map(
+        marks.map(([goal, objective, status, evidence, session_id, marked_at]) => [
+          goal,
+          { goal, objective, status, evidence, session_id, marked_at: new Date(marked_at).toISOString() },
+        ]),
+      ),
+      passed: new Set(passed),
+    };
   }
 
   /** The student's latest session (any course), for start_lesson without arguments. */
