@@ -5,7 +5,7 @@ import type { Mark } from '../domain/lesson-progress.ts';
 
 type Q = Kysely<LessonsDb>;
 
-const COLUMNS = [
+export const SESSION_COLUMNS = [
   'id',
   'run_id',
   'user_id',
@@ -39,7 +39,24 @@ export class SessionRepository {
   constructor(private readonly db: Q) {}
 
   find(id: string, q: Q = this.db) {
-    return q.selectFrom('sessions').select(COLUMNS).where('id', '=', id).executeTakeFirst();
+    return q.selectFrom('sessions').select(SESSION_COLUMNS).where('id', '=', id).executeTakeFirst();
+  }
+
+  /** A session with its course's active release as active_releases records it (null: none yet). */
+  async findWithActive(
+    id: string,
+    q: Q = this.db,
+  ): Promise<{ session: Session; activeRelease: string | null } | undefined> {
+    const row = await q
+      .selectFrom('sessions as s')
+      .leftJoin('active_releases as a', 'a.course', 's.course')
+      .select(SESSION_COLUMNS.map((c) => `s.${c}` as const))
+      .select('a.release as active_release')
+      .where('s.id', '=', id)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const { active_release, ...session } = row;
+    return { session, activeRelease: active_release };
   }
 
   /**
@@ -49,7 +66,7 @@ export class SessionRepository {
   async findWithRun(id: string, q: Q = this.db): Promise<SessionWithRun | undefined> {
     const row = await q
       .selectFrom('sessions as s')
-      .select(COLUMNS.map((c) => `s.${c}` as const))
+      .select(SESSION_COLUMNS.map((c) => `s.${c}` as const))
       .select([
         sql<MarkRow[]>`(select coalesce(json_agg(json_build_array(m.goal, m.objective, m.status, m.evidence,
           m.session_id, m.marked_at)), '[]') from goal_marks m where m.run_id = s.run_id)`.as('marks'),
@@ -78,7 +95,7 @@ export class SessionRepository {
   latestOfUser(user: string, q: Q = this.db) {
     return q
       .selectFrom('sessions')
-      .select(COLUMNS)
+      .select(SESSION_COLUMNS)
       .where('user_id', '=', user)
       .orderBy('last_activity_at', 'desc')
       .limit(1)
@@ -121,7 +138,7 @@ export class SessionRepository {
 
   /** Sessions of a run, oldest first. */
   ofRun(runId: string, q: Q = this.db) {
-    return q.selectFrom('sessions').select(COLUMNS).where('run_id', '=', runId).orderBy('started_at').execute();
+    return q.selectFrom('sessions').select(SESSION_COLUMNS).where('run_id', '=', runId).orderBy('started_at').execute();
   }
 
   /** Whether the student had any session in the course (live runs only), besides `except`. */
@@ -178,7 +195,7 @@ export class SessionRepository {
         release: v.release,
         signals: JSON.stringify(v.signals),
       })
-      .returning(COLUMNS)
+      .returning(SESSION_COLUMNS)
       .executeTakeFirstOrThrow();
   }
 
