@@ -64,6 +64,7 @@ export class AttemptRepository {
       .execute();
   }
 
+  /** Starts an attempt and records the session's activity. */
   async create(
     q: Q,
     v: {
@@ -78,7 +79,11 @@ export class AttemptRepository {
       threshold: number;
     },
   ) {
+    // The session's activity is recorded in the same statement (one round trip).
     return q
+      .with('touched', (db) =>
+        db.updateTable('sessions').set({ last_activity_at: sql<string>`now()` }).where('id', '=', v.session),
+      )
       .insertInto('quiz_attempts')
       .values({
         id: randomUUID(),
