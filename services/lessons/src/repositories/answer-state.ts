@@ -1,11 +1,8 @@
 import { type Kysely, sql } from 'kysely';
 import type { LessonsDb } from '../db.ts';
-import type { Mark } from '../domain/lesson-progress.ts';
 import type { Trx } from '../write.ts';
 import { ATTEMPT_COLUMNS, type Attempt } from './attempt.repository.ts';
-import { SESSION_COLUMNS, type Session } from './session.repository.ts';
-
-type MarkRow = [string, string, Mark['status'], string | null, string, string];
+import { type MarkRow, marksFrom, SESSION_COLUMNS, type Session } from './session.repository.ts';
 
 /** submit_answer's first read, one statement: the attempt's owner and place, its session and the active release row. */
 export async function answerContext(db: Kysely<LessonsDb>, attemptId: string) {
@@ -61,12 +58,7 @@ export async function answerState(trx: Trx, attemptId: string) {
     attempt: attempt as Attempt,
     activeRelease: active_release,
     answers: answers.map(([question, correct]) => ({ question, correct })),
-    marks: new Map<string, Mark>(
-      marks.map(([goal, objective, status, evidence, session_id, marked_at]) => [
-        goal,
-        { goal, objective, status, evidence, session_id, marked_at: new Date(marked_at).toISOString() },
-      ]),
-    ),
+    marks: marksFrom(marks),
     passed: new Set(passed),
   };
 }

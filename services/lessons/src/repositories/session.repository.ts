@@ -22,7 +22,17 @@ export const SESSION_COLUMNS = [
   'signals',
 ] as const;
 
-type MarkRow = [string, string, Mark['status'], string | null, string, string];
+export type MarkRow = [string, string, Mark['status'], string | null, string, string];
+
+/** Marks as the json of a statement gives them (PostgreSQL's timestamp text), by item key. */
+export function marksFrom(rows: readonly MarkRow[]): Map<string, Mark> {
+  return new Map(
+    rows.map(([goal, objective, status, evidence, session_id, marked_at]) => [
+      goal,
+      { goal, objective, status, evidence, session_id, marked_at: new Date(marked_at).toISOString() },
+    ]),
+  );
+}
 
 /** {@link SessionRepository.findWithRun}: a session with its run's marks and the course's passed lessons. */
 export interface SessionWithRun {
@@ -81,12 +91,7 @@ export class SessionRepository {
     const { marks, passed, ...session } = row;
     return {
       session,
-      marks: new Map(
-        marks.map(([goal, objective, status, evidence, session_id, marked_at]) => [
-          goal,
-          { goal, objective, status, evidence, session_id, marked_at: new Date(marked_at).toISOString() },
-        ]),
-      ),
+      marks: marksFrom(marks),
       passed: new Set(passed),
     };
   }
@@ -121,19 +126,29 @@ export class SessionRepository {
    * on a live (not archived) run; update_artifact's mid-session progress.
    */
   openInSpace(user: string, course: string, space: string, activeSince: Date, q: Q = this.db) {
-    return q
-      .selectFrom('sessions')
-      .innerJoin('runs', 'runs.id', 'sessions.run_id')
-      .select(['sessions.id', 'sessions.run_id', 'sessions.lesson_key'])
-      .where('sessions.user_id', '=', user)
-      .where('sessions.course', '=', course)
-      .where('sessions.space', '=', space)
-      .where('sessions.status', '=', 'open')
-      .where('sessions.last_activity_at', '>=', activeSince.toISOString())
-      .where('runs.archived_at', 'is', null)
-      .orderBy('sessions.last_activity_at', 'desc')
-      .limit(1)
-      .executeTakeFirst();
+    return (
+      q
+        .selectFrom('sessions')
+        .innerJoin('runs', 'runs.id', 'sessions.run_id')
+        .select(['sessions.id', 'sessions.run_id', 'sessions.lesson_key'])
+        // With the course's active release row and the run's marks: session_progress in one statement.
+        .select([
+          sql<string | null>`(select a.release from active_releases a where a.course = sessions.course)`.as(
+            'active_release',
+          ),
+          sql<MarkRow[]>`(select coalesce(json_agg(json_build_array(m.goal, m.objective, m.status, m.evidence,
+          m.session_id, m.marked_at)), '[]') from goal_marks m where m.run_id = sessions.run_id)`.as('marks'),
+        ])
+        .where('sessions.user_id', '=', user)
+        .where('sessions.course', '=', course)
+        .where('sessions.space', '=', space)
+        .where('sessions.status', '=', 'open')
+        .where('sessions.last_activity_at', '>=', activeSince.toISOString())
+        .where('runs.archived_at', 'is', null)
+        .orderBy('sessions.last_activity_at', 'desc')
+        .limit(1)
+        .executeTakeFirst()
+    );
   }
 
   /** Sessions of a run, oldest first. */
