@@ -39,6 +39,8 @@ export interface SessionWithRun {
   session: Session;
   marks: Map<string, Mark>;
   passed: Set<string>;
+  /** The course's active release as active_releases records it (null: none yet). */
+  activeRelease: string | null;
 }
 
 /** A session row. */
@@ -71,7 +73,8 @@ export class SessionRepository {
 
   /**
    * A session as a write under its run's lock sees it, in one statement: the session, the latest
-   * marks of its run and the lesson keys the student has passed in the course (live runs).
+   * marks of its run, the lesson keys the student has passed in the course (live runs) and the
+   * course's active release row.
    */
   async findWithRun(id: string, q: Q = this.db): Promise<SessionWithRun | undefined> {
     const row = await q
@@ -84,13 +87,15 @@ export class SessionRepository {
           where r.user_id = s.user_id and r.course = s.course and r.archived_at is null and r.status = 'passed')`.as(
           'passed',
         ),
+        sql<string | null>`(select a.release from active_releases a where a.course = s.course)`.as('active_release'),
       ])
       .where('s.id', '=', id)
       .executeTakeFirst();
     if (!row) return undefined;
-    const { marks, passed, ...session } = row;
+    const { marks, passed, active_release, ...session } = row;
     return {
       session,
+      activeRelease: active_release,
       marks: marksFrom(marks),
       passed: new Set(passed),
     };
