@@ -134,7 +134,7 @@ export async function createApp({
     }),
     notifyWhenReleasedHandler(db, catalog, subscriptions, identities, new AccessRepository(db)),
     notifySubscribersHandler({ db, subscriptions, mails, mailQueued: () => mailRelay.kick() }),
-    courseAccessHandler({ identities, enrollments, programs }),
+    courseAccessHandler({ identities, enrollments }),
     myEnrollmentsHandler({ identities, enrollments }),
   ]);
   return {
