@@ -121,8 +121,10 @@ export class SubmissionRepository {
         status,
       })
       .onConflict((oc) => oc.doNothing())
-      .returning('id')
+      .returning(COLUMNS)
       .executeTakeFirst();
+    // A row this transaction just inserted is its own until commit: no second statement to lock it.
+    if (inserted) return { row: inserted, created: true };
     let q = this.db
       .selectFrom('submissions')
       .select(COLUMNS)
@@ -131,7 +133,7 @@ export class SubmissionRepository {
       .where('space', '=', p.space)
       .forUpdate();
     if (!wait) q = q.noWait();
-    return { row: await q.executeTakeFirstOrThrow(), created: inserted !== undefined };
+    return { row: await q.executeTakeFirstOrThrow(), created: false };
   }
 
   /** Locks a submission by id for a curator's change (waits for a running write). */
