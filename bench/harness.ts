@@ -22,6 +22,8 @@ export async function benchPlace(tag: string) {
     LOG_LEVEL: 'info',
     PORT: '0',
     RATE_LIMIT_PER_MINUTE: '100000000',
+    // A bench is a local run: the development file-URL key is allowed.
+    STUDIUM_ENV: 'development',
   };
   return { id, prefix, databaseUrl, env };
 }

@@ -10,7 +10,9 @@ import { ensureServices } from '../scripts/ensure-services.ts';
 import { EnrollmentAdmin } from '../services/enrollment/src/admin.ts';
 import { MIGRATIONS } from '../services/enrollment/src/app.ts';
 import type { EnrollmentDb } from '../services/enrollment/src/db.ts';
+import { kazakhStemText } from '../services/knowledge/src/domain/index-text.ts';
 import { detectLanguage } from '../services/knowledge/src/domain/language.ts';
+import { INDEX_VERSION } from '../services/knowledge/src/repositories/note.repository.ts';
 import { benchPlace, connect, measure, measureInterleaved, spawnTs, teardownBench } from './harness.ts';
 
 const NOTES = Number(process.env.BENCH_NOTES ?? 10_000);
@@ -64,7 +66,7 @@ try {
   const mcp = await connect(`http://127.0.0.1:${edge.match[1]}/mcp`, token);
   await kb.callTool({ name: 'get_my_projects', arguments: {} });
 
-  // Seed: the same columns the service writes (tsv by the note's language, trigram text, revision).
+  // Seed: the same columns the service writes (note_tsv with the Kazakh stems, vocabulary, trigram text, revision).
   const k = openDatabase(databaseUrl, 'knowledge', 2);
   const [{ id: project }] = (
     await k.pool.query<{ id: string }>(`select id from projects where space = 'acme' and slug = ''`)
@@ -75,7 +77,7 @@ try {
     )
   ).rowCount
     ? 'knowledge.kazakh'
-    : 'simple';
+    : null;
   const started = performance.now();
   const ids: string[] = [];
   for (let b = 0; b < NOTES; b += 500) {
@@ -91,17 +93,18 @@ try {
         title,
         body,
         folder: `f${(b + i) % 50}`,
-        cfg: lang === 'kk' ? kazakhCfg : lang === 'ru' ? 'russian' : 'simple',
+        kk_title: kazakhStemText(title),
+        kk_body: kazakhStemText(body),
         lang,
       };
     });
     await k.pool.query(
-      `insert into notes (id, project, class, folder, title, body, lang, tsv, search_text, created_by, created_kind, updated_by, updated_kind)
+      `insert into notes (id, project, class, folder, title, body, lang, tsv, index_version, search_text, created_by, created_kind, updated_by, updated_kind)
        select r.id, $1, 'user-doc', r.folder, r.title, r.body, r.lang,
-         setweight(to_tsvector(r.cfg::regconfig, r.title), 'A') || setweight(to_tsvector(r.cfg::regconfig, r.body), 'B'),
+         note_tsv(r.title, r.body, r.kk_title, r.kk_body, $4::regconfig), $5,
          r.title, $2, 'agent', $2, 'agent'
-       from json_to_recordset($3::json) as r(id uuid, title text, body text, folder text, cfg text, lang text)`,
-      [project, USER, JSON.stringify(rows)],
+       from json_to_recordset($3::json) as r(id uuid, title text, body text, folder text, kk_title text, kk_body text, lang text)`,
+      [project, USER, JSON.stringify(rows), kazakhCfg, INDEX_VERSION],
     );
   }
   await k.pool.query(
@@ -115,7 +118,11 @@ try {
      on conflict do nothing`,
     [JSON.stringify(links.map(([f, t]) => ({ f, t })))],
   );
-  await k.pool.query('analyze notes; analyze links');
+  await k.pool.query(
+    `insert into kb_words (word) select distinct l from notes, unnest(tsvector_to_array(tsv)) as l
+     where length(l) between 3 and 40 and l !~ '[0-9_]' on conflict do nothing`,
+  );
+  await k.pool.query('analyze notes; analyze links; analyze kb_words');
   await k.close();
   console.log(
     `seeded ${NOTES} notes and ${links.length} links in ${((performance.now() - started) / 1000).toFixed(1)} s`,
@@ -124,14 +131,19 @@ try {
   const queries = Array.from({ length: 50 }, (_, i) =>
     i % 10 === 0 ? `${pick(KK)}${pick(KK_FORMS)} ${pick(KK)}` : `${pick(RU)}${pick(RU_FORMS)} ${pick(RU)}`,
   );
+  // Misspelt queries: a letter of each word dropped, so no note has them and the typo path runs.
+  const misspelt = queries.map((x) => x.replace(/(^|\s)(\p{L}{3})\p{L}/gu, '$1$2'));
   let q = 0;
   const next = () => queries[q++ % queries.length];
+  let t = 0;
+  const nextTypo = () => misspelt[t++ % misspelt.length];
   const call = (client: typeof kb, name: string, args: () => Record<string, unknown>) => () =>
     client.callTool({ name, arguments: args() });
   const cases: Array<[string, () => Promise<unknown>]> = [
     ['/mcp whoami', call(mcp, 'whoami', () => ({}))],
     ['/kb whoami', call(kb, 'whoami', () => ({}))],
     ['/kb search (10 results)', call(kb, 'search', () => ({ query: next() }))],
+    ['/kb search, misspelt (10 results)', call(kb, 'search', () => ({ query: nextTypo() }))],
     ['/kb recall, budgetTokens 4000, depth 1', call(kb, 'recall', () => ({ topic: next(), budgetTokens: 4000 }))],
   ];
   for (const [name, c] of cases) {

@@ -42,7 +42,13 @@ try {
   await migrate(database.pool, 'enrollment', [PLATFORM_MIGRATIONS, MIGRATIONS]);
   const admin = new EnrollmentAdmin(database.db);
   await admin.upsertOrganization('acme', 'Акме');
-  const env = { DATABASE_URL: databaseUrl, SUBJECT_PREFIX: prefix, LOG_LEVEL: 'info', PORT: '0' };
+  const env = {
+    DATABASE_URL: databaseUrl,
+    SUBJECT_PREFIX: prefix,
+    LOG_LEVEL: 'info',
+    PORT: '0',
+    STUDIUM_ENV: 'development',
+  };
   const limits = { RATE_LIMIT_PER_MINUTE: '100000000' };
   for (const entry of ['services/enrollment/src/main.ts', 'services/courses/src/main.ts']) {
     children.push((await spawnTs(entry, env, /service started/)).child);

@@ -50,6 +50,7 @@ async function once(svc: (typeof SERVICES)[number], mode: 'tsx' | 'node'): Promi
     DATABASE_URL: databaseUrl,
     SUBJECT_PREFIX: `boot${id}`,
     LOG_LEVEL: 'warn',
+    STUDIUM_ENV: 'development',
     MAIL_DIR: join(dist, '.mail'),
     ...(svc.healthPort ? { HEALTH_PORT: String(port) } : { PORT: String(port) }),
   };

@@ -5,6 +5,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { connect as tcp } from 'node:net';
 import { ensureChromium } from './ensure-chromium.ts';
 import { ensureKazakhDictionary } from './ensure-kazakh.ts';
+import { ensureTestTools } from './ensure-test-tools.ts';
 
 interface Dep {
   name: string;
@@ -103,4 +104,5 @@ export async function ensureServices(): Promise<void> {
 if (import.meta.url === `file://${process.argv[1]}`) {
   await ensureServices();
   ensureChromium();
+  ensureTestTools();
 }

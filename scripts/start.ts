@@ -51,6 +51,8 @@ for (const svc of SERVICES) {
     env: {
       ...process.env,
       ...(svc.healthPort ? { HEALTH_PORT: String(svc.healthPort) } : {}),
+      // npm start is a local development platform: the development file-URL key is allowed.
+      STUDIUM_ENV: process.env.STUDIUM_ENV ?? 'development',
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
       MAIL_DIR: process.env.MAIL_DIR ?? resolve(root, config.STUDIUM_HOME, 'mail'),
     },

@@ -37,7 +37,10 @@ describe('rate limit', () => {
       );
       const passed = results.filter((r) => !r.isError).length;
       const refused = results.filter((r) => r.isError);
-      expect(passed).toBe(limit);
+      // Every MCP message counts, not only tool calls: each agent's initialize and initialized
+      // notification (and the tools/list the client sends before its first call) took a share.
+      expect(passed).toBeLessThanOrEqual(limit - 2 * 3);
+      expect(passed).toBeGreaterThanOrEqual(limit - 4 * 3);
       for (const r of refused) {
         expect(text(r)).toContain(phraseFor(429));
         const error = (r.structuredContent as { error: { code: string; retry_after: number } }).error;
@@ -53,8 +56,8 @@ describe('rate limit', () => {
       for (let i = 0; i < 2 * limit; i++) {
         if (!(await others[i % 3].callTool('whoami', {})).isError) sequential++;
       }
-      expect(sequential).toBeLessThanOrEqual(limit);
-      expect(sequential).toBeGreaterThanOrEqual(limit - 3);
+      expect(sequential).toBeLessThanOrEqual(limit - 2 * 3);
+      expect(sequential).toBeGreaterThanOrEqual(limit - 3 - 4 * 3);
       await Promise.all([...agents, ...others].map((a) => a.close()));
     } finally {
       await Promise.all(edges.map((e) => e.close()));

@@ -14,6 +14,7 @@ let enrollment: Awaited<ReturnType<typeof startEnrollment>>;
 let knowledge: Awaited<ReturnType<typeof startKnowledge>>;
 let edge: Awaited<ReturnType<typeof startEdge>>;
 let alice: AgentClient;
+let bob: AgentClient;
 
 beforeAll(async () => {
   env = await createTestEnv('kb-fidelity');
@@ -24,6 +25,8 @@ beforeAll(async () => {
   await a.upsertUser('alice@test', 'Алия', ['Student']);
   await a.upsertOrganization('acme', 'Акме');
   await a.addMember('acme', 'alice@test', 'member');
+  await a.upsertUser('bob@test', 'Бауыржан', ['Student']);
+  await a.addMember('acme', 'bob@test', 'member');
   for (const [slug, title] of [
     ['bulk', 'Көп өзгеріс'],
     ['wiki', 'Вики'],
@@ -31,10 +34,12 @@ beforeAll(async () => {
   ])
     await knowledge.admin.createProject('acme', slug, title);
   alice = await connectAgent('v2', `${edge.url}/kb`, (await a.issueToken('alice@test')).token);
+  bob = await connectAgent('v2', `${edge.url}/kb`, (await a.issueToken('bob@test')).token);
 });
 
 afterAll(async () => {
   await alice?.close();
+  await bob?.close();
   await edge?.close();
   await knowledge?.close();
   await enrollment?.close();
@@ -85,13 +90,18 @@ describe('start_session (points 19, 20)', () => {
 
   it('a delta of more than 50 changes says how many there are and where the rest are', async () => {
     expect((await call('start_session', { project: 'acme/bulk' })).delta).toMatchObject({ total: 0, more: false });
+    // Another member's 55 changes: the delta starts at alice's own last change (none yet: a week back).
     const notes = Array.from({ length: 55 }, (_, i) => ({ body: `# Өзгеріс ${i + 1}\n\nМәтін.` }));
-    const made = await call('create_notes', { project: 'acme/bulk', notes });
+    const made = data(await bob.callTool('create_notes', { project: 'acme/bulk', notes })) as Json;
     expect(made.results.every((r: Json) => r.ok)).toBe(true);
     const s = await call('start_session', { project: 'acme/bulk' });
     expect(s.delta.changes).toHaveLength(50);
     expect(s.delta).toMatchObject({ total: 55, more: true });
     expect(s.delta.rest).toContain('recent_activity');
+    // start_session writes nothing: the same state gives the same delta.
+    expect((await call('start_session', { project: 'acme/bulk' })).delta).toMatchObject({ total: 55, more: true });
+    // Once alice writes here herself, the delta starts after her change.
+    await call('create_note', { project: 'acme/bulk', body: '# Алияның жазбасы\n\nМәтін.' });
     const quiet = await call('start_session', { project: 'acme/bulk' });
     expect(quiet.delta).toMatchObject({ changes: [], total: 0, more: false });
     expect(quiet.delta.rest).toBeUndefined();

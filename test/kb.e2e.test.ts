@@ -88,7 +88,11 @@ describe('tools/list and scopes', () => {
     for (const t of tools) expect(t.annotations?.readOnlyHint).toBe(true);
     const r = await reader.callTool('create_note', { project: 'acme', body: '# Через read-токен' });
     expect(r.isError).toBe(true);
-    expect(text(r)).toBe('нет доступа к этим данным');
+    // A structured refusal in the endpoint's language (Kazakh), with a code to branch on.
+    const error = (r.structuredContent as { error: { code: string; message: string; scope: string } }).error;
+    expect(error.code).toBe('readOnlyToken');
+    expect(error.scope).toBe('read');
+    expect(error.message).toContain('тек оқуға');
     const search = await call(alice, 'search', { query: 'Через read-токен' });
     expect(search.results).toEqual([]);
   });
@@ -283,7 +287,10 @@ describe('bootstrap, discovery and memory', () => {
     const first = await call(bob, 'start_session', { project: 'acme' });
     expect(first.profile.keys).toEqual({ role: 'тимлид' });
     expect(first.project).toEqual({ handle: 'acme', title: 'Акме', notes: 0, folders: [] });
-    expect(first.delta).toEqual({ since: null, changes: [], total: 0, more: false });
+    // No change of bob's own in acme: the delta looks back DELTA_WINDOW_DAYS.
+    expect(first.delta.changes).toEqual([]);
+    expect(Date.parse(first.delta.since)).toBeLessThan(Date.now() - 6 * 86_400_000);
+    expect(first.delta).toMatchObject({ total: 0, more: false });
     await call(alice, 'create_note', {
       project: 'acme',
       body: '# Регламент\n\nТекст.',
@@ -298,8 +305,14 @@ describe('bootstrap, discovery and memory', () => {
       expect.objectContaining({ title: 'Регламент', action: 'created', by: { user: 'alice@test', kind: 'agent' } }),
     ]);
     expect(second.knownValues).toMatchObject({ tags: ['ops'], types: ['policy'] });
+    // start_session writes nothing (annotated read-only and idempotent): the same state, the same delta.
     const third = await call(bob, 'start_session', { project: 'acme' });
-    expect(third.delta.changes).toEqual([]);
+    expect(third.delta).toEqual(second.delta);
+    // After bob's own change, the delta starts there: alice's earlier note is no longer new to him.
+    await call(bob, 'create_note', { project: 'acme', body: '# Заметка Боба\n\nТекст.', path: 'ops' });
+    const fourth = await call(bob, 'start_session', { project: 'acme' });
+    expect(fourth.delta.changes).toEqual([]);
+    expect(Date.parse(fourth.delta.since)).toBeGreaterThan(Date.parse(second.delta.since));
     const bare = await call(bob, 'start_session');
     expect(bare.project).toBeUndefined();
     expect(bare.projects.map((x: Json) => x.handle)).toEqual(['acme', 'acme/docs']);

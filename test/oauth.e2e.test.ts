@@ -1,17 +1,13 @@
 import { spawn } from 'node:child_process';
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
-import {
-  Client,
-  type OAuthClientProvider,
-  StreamableHTTPClientTransport,
-  UnauthorizedError,
-} from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import { createTestEnv, eventually, type TestEnv } from '@studium/testing';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { storedId } from '../services/edge/src/oauth/adapter.ts';
 import { connectAgent, data, type ToolResult } from './support/clients.ts';
-import { freePort, launchChromium, pkce, signInWithBrowser, startCallback } from './support/oauth.ts';
+import { freePort, launchChromium, MemoryProvider, pkce, signInWithBrowser, startCallback } from './support/oauth.ts';
 import { startEdge, startEnrollment } from './support/stack.ts';
 
 let env: TestEnv;
@@ -28,6 +24,7 @@ beforeAll(async () => {
   edge = await startEdge(env, {
     PORT: String(port),
     PUBLIC_URL: `http://127.0.0.1:${port}`,
+    OAUTH_REDIRECTS: 'loopback,private-use,https://assistant.example/cb',
     LOGIN_ATTEMPTS_PER_MINUTE: '3',
   });
   const a = enrollment.admin;
@@ -48,52 +45,6 @@ afterAll(async () => {
   await enrollment?.close();
   await env?.cleanup();
 });
-
-/** The SDK's OAuthClientProvider, in memory, as a desktop assistant would keep it. */
-class MemoryProvider implements OAuthClientProvider {
-  client?: { client_id: string; client_secret?: string };
-  saved?: { access_token: string; refresh_token?: string; token_type: string; scope?: string };
-  verifier = '';
-  authorizationUrl?: URL;
-  constructor(readonly redirectUrl: string) {}
-  get clientMetadata() {
-    return {
-      client_name: 'Тестовый ассистент',
-      redirect_uris: [this.redirectUrl],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-  clientInformation() {
-    return this.client;
-  }
-  saveClientInformation(info: { client_id: string }) {
-    this.client = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: NonNullable<MemoryProvider['saved']>) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(v: string) {
-    this.verifier = v;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-  discovery?: unknown;
-  saveDiscoveryState(state: unknown) {
-    this.discovery = state;
-  }
-  discoveryState() {
-    return this.discovery as never;
-  }
-}
 
 let sdkTokens: { access_token: string; refresh_token?: string } | undefined;
 let sdkClientId: string | undefined;
@@ -338,7 +289,7 @@ describe('the resource-server side', () => {
     const expired = await edge.database.pool.query(
       `update edge.oauth_store set payload = jsonb_set(payload, '{exp}', to_jsonb(extract(epoch from now())::bigint - 60))
        where kind = 'AccessToken' and id = $1`,
-      [fresh.body.access_token],
+      [storedId(fresh.body.access_token)],
     );
     expect(expired.rowCount).toBe(1);
     expect(await whoamiStatus(fresh.body.access_token)).toBe(401);

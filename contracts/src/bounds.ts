@@ -44,10 +44,60 @@ function hasMax(s: z.ZodString): boolean {
   });
 }
 
+/**
+ * Identifiers, keys and the other short strings (those without their own `.max()`) never hold
+ * control characters: such an id would reach logs and NATS headers raw. The pattern is in the
+ * JSON Schema of tools/list; the edge answers a field's spec code where one fits (FIELD_REFUSALS).
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
+export const ID_PATTERN = /^[^\u0000-\u001f\u007f]*$/;
+const ID_MESSAGE = 'Недопустимые символы: управляющие символы (перевод строки, табуляция…) не допускаются';
+
 function boundString(s: z.ZodString): z.ZodType {
-  const limited = hasMax(s) ? s : s.max(INPUT_LIMITS.default);
+  const limited = hasMax(s) ? s : s.max(INPUT_LIMITS.default).regex(ID_PATTERN, ID_MESSAGE);
   return limited.refine((v) => !v.includes('\0'), { message: NUL_MESSAGE, abort: true });
 }
+
+/** Numbers of tool arguments stay within ±NUMBER_LIMIT unless the contract sets its own bounds. */
+export const NUMBER_LIMIT = 1_000_000_000;
+
+function numberChecks(n: z.ZodNumber): string[] {
+  return (n._zod.def.checks ?? []).map((c) => (c as unknown as { _zod: { def: { check: string } } })._zod.def.check);
+}
+
+function boundNumber(n: z.ZodNumber): z.ZodType {
+  const checks = numberChecks(n);
+  let out = n;
+  if (!checks.includes('less_than')) out = out.max(NUMBER_LIMIT);
+  if (!checks.includes('greater_than')) out = out.min(-NUMBER_LIMIT);
+  return out;
+}
+
+/**
+ * Spec codes for a bad value of a field, by field name: an id that cannot exist (control
+ * characters, too long) or a page number out of bounds gets the code the spec gives for an unknown
+ * one, when the tool lists that code among its refusals; otherwise it is invalid_arguments.
+ */
+export const FIELD_REFUSALS: Record<string, readonly string[]> = {
+  session: ['not_your_session'],
+  attempt: ['not_your_session'],
+  goal: ['goal_unknown'],
+  question: ['question_mismatch'],
+  lesson: ['lesson_not_found', 'lesson_not_in_release'],
+  course: ['course_not_found'],
+  note: ['note_not_found'],
+  key: ['note_not_found'],
+  report: ['report_not_found'],
+  submission: ['submission_not_found'],
+  artifact: ['artifact_not_found'],
+  user: ['not_your_student'],
+  space: ['space_not_available'],
+  project: ['projectNotFound'],
+  id: ['noteNotFound'],
+  from: ['noteNotFound'],
+  start: ['invalid_page'],
+  limit: ['invalid_page'],
+};
 
 /** The first problem of a free-form value: a string with NUL, a key with NUL, or a too long string. */
 function deepProblem(
@@ -110,6 +160,8 @@ function bound(schema: z.ZodType): z.ZodType {
   switch (def.type) {
     case 'string':
       return boundString(schema as unknown as z.ZodString);
+    case 'number':
+      return boundNumber(schema as unknown as z.ZodNumber);
     case 'unknown':
     case 'any':
       return boundFree(schema);

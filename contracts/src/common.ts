@@ -20,6 +20,9 @@ export const COMMON_REFUSALS = [
   'note_target_unknown',
 ] as const;
 
+/** The /kb refusal the edge gives a read-scoped token calling a write tool (the spec's codes there are camelCase). */
+export const READ_ONLY_TOKEN = 'readOnlyToken';
+
 /** A refusal the edge produces itself when arguments fail the schema (missing parameter, wrong JSON type). */
 export const INVALID_ARGUMENTS = 'invalid_arguments';
 
@@ -44,5 +47,10 @@ export const ReleaseMailJob = z.object({
   course: z.string(),
   title: z.string(),
   summary: z.string(),
+  /**
+   * The delivery this job sends (enrollment's first job id for it): the same across re-drives
+   * under new job ids, so the Message-ID stays stable and the outcome is reported against it.
+   */
+  delivery: z.string().max(600).optional(),
 });
 export type ReleaseMailJob = z.infer<typeof ReleaseMailJob>;

@@ -3,6 +3,7 @@ import type { TestEnv } from '@studium/testing';
 import { SMTPServer } from 'smtp-server';
 import { createMailer, type Mailer } from '../../services/mailer/src/app.ts';
 import { releaseMailQueueName } from '../../services/mailer/src/config.ts';
+import { busDeliveries } from '../../services/mailer/src/deliveries.ts';
 import { createSender } from '../../services/mailer/src/sender.ts';
 
 /** An e-mail as the SMTP sink received it: envelope, raw text and the decoded subject and body. */
@@ -25,13 +26,25 @@ export interface SmtpSink {
   messages: ReceivedMail[];
   /** Every RCPT TO the sink saw, accepted or not. */
   rcpts: string[];
+  /** Recipients of the messages whose data arrived and whose answer (250) is not given yet. */
+  readonly accepting: string[];
   close(): Promise<void>;
 }
 
+/** How the sink behaves: who it rejects, and how long it holds each message before answering 250. */
+export interface SinkOptions {
+  policy?: RcptPolicy;
+  /** Delay between the end of DATA and the 250; a client gone meanwhile never had it accepted. */
+  acceptDelayMs?: number;
+}
+
 /** Starts the SMTP sink; `policy` may reject recipients (550 permanent, 451 temporary). */
-export async function startSmtpSink(policy: RcptPolicy = () => null): Promise<SmtpSink> {
+export async function startSmtpSink(options: RcptPolicy | SinkOptions = {}): Promise<SmtpSink> {
+  const { policy = () => null, acceptDelayMs = 0 } = typeof options === 'function' ? { policy: options } : options;
   const messages: ReceivedMail[] = [];
   const rcpts: string[] = [];
+  const closed = new Set<string>();
+  const accepting: string[][] = [];
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['AUTH', 'STARTTLS'],
@@ -45,23 +58,38 @@ export async function startSmtpSink(policy: RcptPolicy = () => null): Promise<Sm
       });
       callback(err);
     },
+    onClose(session) {
+      closed.add(session.id);
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
         const raw = Buffer.concat(chunks).toString('utf8');
         const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
-        messages.push({ from, to: session.envelope.rcptTo.map((r) => r.address), raw, ...decodeMail(raw) });
-        callback();
+        const rcptTo = session.envelope.rcptTo.map((r) => r.address);
+        accepting.push(rcptTo);
+        setTimeout(() => {
+          accepting.splice(accepting.indexOf(rcptTo), 1);
+          // The client died before the answer: the message was never accepted.
+          if (closed.has(session.id)) return callback(new Error('client gone'));
+          messages.push({ from, to: rcptTo, raw, ...decodeMail(raw) });
+          callback();
+        }, acceptDelayMs);
       });
     },
   });
+  // A client killed in the middle of a conversation (the crash tests) resets its socket: expected.
+  server.on('error', () => {});
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = ((server as unknown as { server: { address(): AddressInfo } }).server.address() as AddressInfo).port;
   return {
     url: `smtp://127.0.0.1:${port}`,
     messages,
     rcpts,
+    get accepting() {
+      return accepting.flat();
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -115,6 +143,7 @@ export function startMailer(env: TestEnv, opts: { smtpUrl?: string; mailDir?: st
     redisUrl: env.redisUrl,
     queueName,
     sender,
+    deliveries: busDeliveries(env.bus, env.log, 5_000),
     from: opts.from ?? 'Studium <no-reply@studium.test>',
     log: env.log,
   });

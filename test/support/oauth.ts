@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { OAuthClientProvider } from '@modelcontextprotocol/client';
 import type { Browser } from 'playwright-core';
 
 /** A free local TCP port (the edge's issuer URL must be known before it starts). */
@@ -61,4 +62,53 @@ export async function signInWithBrowser(
 export function pkce(): { verifier: string; challenge: string } {
   const verifier = randomBytes(32).toString('base64url');
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+/** The SDK's OAuthClientProvider, in memory, as a desktop assistant would keep it. */
+export class MemoryProvider implements OAuthClientProvider {
+  client?: { client_id: string; client_secret?: string };
+  saved?: { access_token: string; refresh_token?: string; token_type: string; scope?: string };
+  verifier = '';
+  authorizationUrl?: URL;
+  constructor(
+    readonly redirectUrl: string,
+    readonly name = 'Тестовый ассистент',
+  ) {}
+  get clientMetadata() {
+    return {
+      client_name: this.name,
+      redirect_uris: [this.redirectUrl],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
+  }
+  clientInformation() {
+    return this.client;
+  }
+  saveClientInformation(info: { client_id: string }) {
+    this.client = info;
+  }
+  tokens() {
+    return this.saved;
+  }
+  saveTokens(tokens: NonNullable<MemoryProvider['saved']>) {
+    this.saved = tokens;
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url;
+  }
+  saveCodeVerifier(v: string) {
+    this.verifier = v;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
+  discovery?: unknown;
+  saveDiscoveryState(state: unknown) {
+    this.discovery = state;
+  }
+  discoveryState() {
+    return this.discovery as never;
+  }
 }

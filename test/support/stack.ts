@@ -75,6 +75,7 @@ export async function startEdge(env: TestEnv, overrides: Record<string, string> 
   const database = openDatabase<EdgeDb>(env.databaseUrl, 'edge', 2);
   await migrate(database.pool, 'edge', [EDGE_MIGRATIONS]);
   const redis = new Redis(env.redisUrl, { maxRetriesPerRequest: 1 });
+  redis.on('error', () => {});
   const bus = createBus(env.nc, {
     prefix: env.prefix,
     timeoutMs: config.REQUEST_TIMEOUT_MS,

@@ -35,6 +35,34 @@ export const notifySubscribers = defineOperation({
   output: z.object({ notified: z.number().int() }),
 });
 
+/** A release e-mail delivery: the job id enrollment gave it first (`release-mail:<course>:<user>`). */
+const DeliveryId = z.string().min(1).max(600);
+
+/**
+ * The state of one release e-mail delivery (mailer → enrollment, before sending): `pending` until
+ * the mailer reported the SMTP server's acceptance (`sent`) or permanent refusal (`rejected`);
+ * `unknown` for an id enrollment never recorded.
+ */
+export const mailDeliveryState = defineOperation({
+  subject: 'enrollment.mail_delivery_state',
+  input: z.object({ delivery: DeliveryId }),
+  output: z.object({ state: z.enum(['pending', 'sent', 'rejected', 'unknown']) }),
+});
+
+/**
+ * Closes a release e-mail delivery (mailer → enrollment, right after the SMTP server answered and
+ * before the job is acknowledged). `recorded` is false when it was closed already (a resend).
+ */
+export const mailDelivered = defineOperation({
+  subject: 'enrollment.mail_delivered',
+  input: z.object({
+    delivery: DeliveryId,
+    outcome: z.enum(['sent', 'rejected']),
+    detail: z.string().max(500).optional(),
+  }),
+  output: z.object({ recorded: z.boolean() }),
+});
+
 /** Decodes a {@link PRINCIPAL_CHANGED} message; null when it is not one. */
 export function decodePrincipalChanged(data: Uint8Array): PrincipalChanged | null {
   try {

@@ -40,3 +40,28 @@ export const sessionProgress = defineOperation({
     objectives: z.array(ObjectiveProgress),
   }),
 });
+
+/**
+ * The edge's check of a store_homework_file call before it stores a byte (homework answers it):
+ * the caller's access to the lesson, the homework's mode and state, the count (with the files the
+ * answer already has), the sizes, the types by content and the student's quota. `offered` is the
+ * number of entries in the call; `files` holds at most the first LIMITS.homeworkFiles + 1 of them.
+ * Data `{}` when the files may be stored; the refusal store_homework_file would give otherwise.
+ */
+export const checkHomeworkFiles = defineOperation({
+  subject: 'homework.check_homework_files',
+  input: z.object({
+    lesson: z.string().max(128),
+    space: z.string().max(128).optional(),
+    offered: z.number().int().min(0),
+    files: z
+      .array(
+        z.union([
+          z.object({ name: z.string().max(255), size: z.number().int().min(0), head: z.string().max(1024) }),
+          z.object({ invalid: z.literal(true) }),
+        ]),
+      )
+      .max(64),
+  }),
+  output: z.object({}),
+});

@@ -93,6 +93,8 @@ export const LIMITS = {
   homeworkFileBytes: 10 * 1024 * 1024,
   /** New homework files in one submission, bytes. */
   homeworkBatchBytes: 30 * 1024 * 1024,
+  /** Bytes of homework files one student keeps in all (every answer, every version): answer_too_large past it. */
+  homeworkQuotaBytes: 300 * 1024 * 1024,
 } as const;
 
 /** A report number: agents may pass it as a number or a numeric string. */

@@ -4,6 +4,21 @@ import { z } from 'zod';
 export const BaseConfig = z.object({
   NATS_URL: z.string().default('nats://127.0.0.1:4222'),
   DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/studium'),
+  /**
+   * A connection that bypasses the pooler, for what transaction pooling cannot carry: the outbox
+   * relay's LISTEN. Unset: DATABASE_URL is used (right when it points at PostgreSQL itself).
+   */
+  DATABASE_DIRECT_URL: z.string().optional(),
+  /** PostgreSQL connections of one process; unset: the service's default (see docs/operations.md). */
+  DB_POOL_MAX: z.coerce.number().int().min(1).max(100).optional(),
+  /**
+   * Named (protocol-level) prepared statements. Set false behind PgBouncer older than 1.21 in
+   * transaction mode, which cannot carry them; the statements then run unnamed.
+   */
+  // A boolean too: services parse an already parsed config again with their own schema.
+  DB_PREPARED_STATEMENTS: z
+    .union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')])
+    .default(true),
   REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
   /** Prefix of every subject and stream name; lets tests and several deployments share one NATS. */
   SUBJECT_PREFIX: z

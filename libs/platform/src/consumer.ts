@@ -9,6 +9,7 @@ import {
   ensureConsumer,
   ensureStream,
   filtersManySubjects,
+  keepWorking,
   streamNames,
   subjectMatches,
 } from './events.ts';
@@ -73,7 +74,9 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
     wanted = filtered ? null : opts.subjects.map(names.subject);
     const consumer = await opts.nc.jetstream().consumers.get(names.stream, opts.durable);
     // Without abort_on_missing_resource a deleted durable leaves the loop waiting forever, silently.
-    return consumer.consume({ max_messages: 64, abort_on_missing_resource: true });
+    // Messages buffered here wait with their ack timers running: few enough to be handled well
+    // within ACK_WAIT_MS, or a slow patch would send them to the other replica too.
+    return consumer.consume({ max_messages: 32, abort_on_missing_resource: true });
   }
 
   async function park(m: JsMsg, msgId: string | null, error: unknown): Promise<void> {
@@ -114,6 +117,8 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
       await park(m, null, new Error(`malformed event: ${(err as Error).message}`));
       return;
     }
+    // The handler may wait on locks or the database: JetStream hears it is alive meanwhile.
+    const stopBeat = keepWorking(() => [m]);
     try {
       await opts.db.transaction().execute(async (trx) => {
         const res = await sql`insert into processed_events (consumer, msg_id) values (${opts.durable}, ${event.id})
@@ -130,6 +135,8 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
       }
       opts.log.warn({ err, event: event.type, attempt }, 'consumer: handler failed, redelivering');
       m.nak(Math.min(retryDelayMs * 2 ** (attempt - 1), MAX_RETRY_DELAY_MS));
+    } finally {
+      stopBeat();
     }
   }
 

@@ -16,10 +16,43 @@ export interface Database<DB> {
   close(): Promise<void>;
 }
 
-/** Opens a pool bound to one schema; services never read another schema. */
-export function openDatabase<DB>(url: string, schema: string, max = 10): Database<DB> {
-  assertIdentifier(schema);
-  const pool = new pg.Pool({ connectionString: url, max, options: `-c search_path=${schema}` });
+/** How a service's pool connects (see `DB_POOL_MAX`, `DATABASE_DIRECT_URL`, `DB_PREPARED_STATEMENTS`). */
+export interface PoolSettings {
+  /** Connections of the pool (default 10). */
+  max?: number;
+  /** A URL that bypasses the pooler, for LISTEN (the outbox relay); unset: `url`. */
+  directUrl?: string;
+  /** False: named prepared statements run unnamed (PgBouncer < 1.21 in transaction mode). */
+  preparedStatements?: boolean;
+}
+
+/**
+ * A pg client that drops the `name` of a query config: behind a transaction pooler a statement
+ * prepared on one server connection is not there on the next, so they must run unnamed.
+ */
+class UnnamedClient extends pg.Client {
+  // biome-ignore lint/suspicious/noExplicitAny: pg's query has a dozen overloads; this only rewrites the config.
+  override query(config: any, ...rest: any[]): any {
+    const unnamed = config && typeof config === 'object' && config.name ? { ...config, name: undefined } : config;
+    return (super.query as (...a: unknown[]) => unknown)(unnamed, ...rest);
+  }
+}
+
+/** The pool LISTEN connections come from, per service pool (the direct one when configured). */
+const listenPools = new WeakMap<pg.Pool, pg.Pool>();
+
+/** Where a long-lived LISTEN connection for `pool` comes from: the direct pool, or `pool` itself. */
+export function listenPoolOf(pool: pg.Pool): pg.Pool {
+  return listenPools.get(pool) ?? pool;
+}
+
+function newPool(url: string, schema: string, max: number, prepared: boolean): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    options: `-c search_path=${schema}`,
+    ...(prepared ? {} : { Client: UnnamedClient }),
+  });
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it. Queries report their own errors.
   });
@@ -28,6 +61,18 @@ export function openDatabase<DB>(url: string, schema: string, max = 10): Databas
   pool.on('connect', (client) => {
     client.on('error', () => {});
   });
+  return pool;
+}
+
+/** Opens a pool bound to one schema; services never read another schema. A number is the pool size. */
+export function openDatabase<DB>(url: string, schema: string, settings: number | PoolSettings = {}): Database<DB> {
+  assertIdentifier(schema);
+  const opts = typeof settings === 'number' ? { max: settings } : settings;
+  const pool = newPool(url, schema, opts.max ?? 10, opts.preparedStatements ?? true);
+  // One connection for the relay's LISTEN, straight to PostgreSQL: a transaction pooler would
+  // hand the LISTEN to a server connection that other clients then use.
+  const direct = opts.directUrl ? newPool(opts.directUrl, schema, 1, true) : null;
+  if (direct) listenPools.set(pool, direct);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
@@ -35,6 +80,7 @@ export function openDatabase<DB>(url: string, schema: string, max = 10): Databas
     schema,
     async close() {
       await db.destroy();
+      await direct?.end();
     },
   };
 }
@@ -77,9 +123,11 @@ export async function dropDatabase(url: string): Promise<void> {
 }
 
 /**
- * Applies the plain SQL files of each directory (in the order given, files in name order), each in its own transaction, under an
- * advisory lock so two replicas starting together never race. Applied names are kept in
- * `<schema>.schema_migrations`.
+ * Applies the plain SQL files of each directory (in the order given, files in name order), each in
+ * its own transaction that first takes a transaction-level advisory lock, so two replicas starting
+ * together never race. Nothing spans two transactions (no session lock, no session search_path),
+ * so it works through a transaction pooler (PgBouncer) as well as on PostgreSQL itself. Applied
+ * names are kept in `<schema>.schema_migrations`.
  */
 export async function migrate(pool: pg.Pool, schema: string, dirs: string[], log?: Logger): Promise<string[]> {
   assertIdentifier(schema);
@@ -88,34 +136,50 @@ export async function migrate(pool: pg.Pool, schema: string, dirs: string[], log
     const names = (await readdir(dir)).filter((f) => f.endsWith('.sql')).sort();
     files.push(...names.map((name) => ({ name, path: join(dir, name) })));
   }
-  const client = await pool.connect();
-  const applied: string[] = [];
-  try {
-    await client.query('select pg_advisory_lock(hashtext($1))', [`studium.migrate.${schema}`]);
+  const lockKey = `studium.migrate.${schema}`;
+  /** Runs `fn` in one transaction under the schema's migration lock, with the schema on the search path. */
+  const locked = async <T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
+    const client = await pool.connect();
+    try {
+      await client.query('begin');
+      await client.query('select pg_advisory_xact_lock(hashtext($1))', [lockKey]);
+      await client.query(`set local search_path to "${schema}"`);
+      const result = await fn(client);
+      await client.query('commit');
+      return result;
+    } catch (err) {
+      await client.query('rollback').catch(() => {});
+      throw err;
+    } finally {
+      client.release();
+    }
+  };
+  const done = await locked(async (client) => {
     await client.query(`create schema if not exists "${schema}"`);
-    await client.query(`set search_path to "${schema}"`);
     await client.query(
       'create table if not exists schema_migrations (name text primary key, applied_at timestamptz not null default now())',
     );
-    const done = new Set((await client.query('select name from schema_migrations')).rows.map((r) => r.name));
-    for (const { name: file, path } of files) {
-      if (done.has(file)) continue;
-      const sql = await readFile(path, 'utf8');
-      await client.query('begin');
+    return new Set((await client.query('select name from schema_migrations')).rows.map((r) => r.name));
+  });
+  const applied: string[] = [];
+  for (const { name: file, path } of files) {
+    if (done.has(file)) continue;
+    const sql = await readFile(path, 'utf8');
+    const ran = await locked(async (client) => {
+      // A sibling may have applied it between our read and our lock.
+      const { rowCount } = await client.query('select 1 from schema_migrations where name = $1', [file]);
+      if (rowCount) return false;
       try {
         await client.query(sql);
-        await client.query('insert into schema_migrations (name) values ($1)', [file]);
-        await client.query('commit');
       } catch (err) {
-        await client.query('rollback');
         throw new Error(`migration ${schema}/${file} failed: ${(err as Error).message}`);
       }
-      applied.push(file);
-      log?.info({ schema, file }, 'migration applied');
-    }
-  } finally {
-    await client.query('select pg_advisory_unlock(hashtext($1))', [`studium.migrate.${schema}`]).catch(() => {});
-    client.release();
+      await client.query('insert into schema_migrations (name) values ($1)', [file]);
+      return true;
+    });
+    if (!ran) continue;
+    applied.push(file);
+    log?.info({ schema, file }, 'migration applied');
   }
   return applied;
 }

@@ -1,5 +1,25 @@
 import { EVENTS_STREAM } from '@studium/contracts';
-import { AckPolicy, DeliverPolicy, type JetStreamManager, type NatsConnection, nanos } from 'nats';
+import { AckPolicy, DeliverPolicy, type JetStreamManager, type JsMsg, type NatsConnection, nanos } from 'nats';
+
+/**
+ * How long JetStream waits for a consumer's ack before it redelivers to another replica: what a
+ * killed consumer's events are late by. Short, so a second replica takes over within seconds; a
+ * handler that runs longer says so with {@link keepWorking} instead of raising it.
+ */
+export const ACK_WAIT_MS = 3_000;
+
+/**
+ * Tells JetStream, every third of {@link ACK_WAIT_MS}, that the messages `held()` returns are
+ * still being worked on (`+WPI`), so a long handler or a batch waiting its turn is not
+ * redelivered to another replica meanwhile. Returns the function that stops it.
+ */
+export function keepWorking(held: () => Iterable<JsMsg>, ackWaitMs = ACK_WAIT_MS): () => void {
+  const timer = setInterval(() => {
+    for (const m of held()) m.working();
+  }, ackWaitMs / 3);
+  timer.unref();
+  return () => clearInterval(timer);
+}
 
 /** The envelope of every domain event on the stream. */
 export interface EventEnvelope<T = unknown> {
@@ -74,7 +94,7 @@ export async function ensureConsumer(
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
     ...(subjects.length === 1 ? { filter_subject: subjects[0] } : filtered ? { filter_subjects: subjects } : {}),
-    ack_wait: nanos(30_000),
+    ack_wait: nanos(ACK_WAIT_MS),
     max_deliver: -1,
   });
   return filtered;

@@ -46,3 +46,35 @@ export function verifyFileTicket(
   const given = Buffer.from(sig);
   return expected.length === given.length && timingSafeEqual(expected, given) ? ticket : null;
 }
+
+/** The signing key development uses when none is set (`STUDIUM_ENV=development`: npm start, tests). */
+export const DEV_FILE_URL_SECRET = 'studium-dev-file-url-secret';
+/** The placeholder shipped in k8s/config.yaml: a deployment that keeps it must not start. */
+const PLACEHOLDER = /change[_-]?me/i;
+/** Shortest key accepted outside development (32 characters: about 190 bits as base64). */
+export const MIN_FILE_URL_SECRET = 32;
+
+/**
+ * The check a service runs at start-up on its FILE_URL_SECRET (the key of file download URLs;
+ * anyone who knows it can forge a link to any file): outside development (`STUDIUM_ENV` other
+ * than `development`) it must be set, at least {@link MIN_FILE_URL_SECRET} characters, not the
+ * development key and not the manifests' placeholder. Throws with the reason; returns the key.
+ */
+export function checkFileUrlSecret(secret: string | undefined, env: string | undefined): string {
+  if (env === 'development') return secret || DEV_FILE_URL_SECRET;
+  const problem = !secret
+    ? 'is not set'
+    : secret === DEV_FILE_URL_SECRET
+      ? 'is the development key'
+      : PLACEHOLDER.test(secret)
+        ? 'is the placeholder of the manifests'
+        : secret.length < MIN_FILE_URL_SECRET || new Set(secret).size < 8
+          ? `is weak (needs ${MIN_FILE_URL_SECRET}+ random characters)`
+          : null;
+  if (problem) {
+    throw new Error(
+      `FILE_URL_SECRET ${problem}: set a long random key (the same for the edge and homework), or STUDIUM_ENV=development`,
+    );
+  }
+  return secret as string;
+}

@@ -14,4 +14,5 @@ export * from './pump.ts';
 export * from './reply-cache.ts';
 export * from './retention.ts';
 export * from './runtime.ts';
+export * from './startup.ts';
 export * from './supervisor.ts';

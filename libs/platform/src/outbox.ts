@@ -3,6 +3,7 @@ import { type EventKey, type EventPayload, events } from '@studium/contracts';
 import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 import { headers, type NatsConnection } from 'nats';
 import type pg from 'pg';
+import { listenPoolOf } from './db.ts';
 import { type EventEnvelope, ensureStream, streamNames } from './events.ts';
 import type { Logger } from './log.ts';
 import { startPump } from './pump.ts';
@@ -216,7 +217,9 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   const listen = async (): Promise<void> => {
     let client: pg.PoolClient;
     try {
-      client = await opts.pool.connect();
+      // Straight to PostgreSQL when the service has a direct URL: behind a transaction pooler a
+      // LISTEN would sit on a server connection that other clients use (polling still covers).
+      client = await listenPoolOf(opts.pool).connect();
     } catch (err) {
       listenLater(err);
       return;

@@ -1,4 +1,4 @@
-import { connect, type NatsConnection } from 'nats';
+import type { NatsConnection } from 'nats';
 import type { Registry } from 'prom-client';
 import { type Bus, createBus } from './bus.ts';
 import type { BaseConfig } from './config.ts';
@@ -6,6 +6,7 @@ import { type Database, migrate, openDatabase, PLATFORM_MIGRATIONS } from './db.
 import { type Check, createMetrics, startHealthServer } from './health.ts';
 import { createLogger, type Logger } from './log.ts';
 import { PLATFORM_RETAINED, type RetainedTable, startRetention } from './retention.ts';
+import { classifyPgError, connectNats, exitOnStartupFailure, retryStartup } from './startup.ts';
 import { consumersReady } from './supervisor.ts';
 
 /** What a service's createApp receives. */
@@ -22,6 +23,8 @@ export interface ServiceDeps<DB> {
 /** A started service. */
 export interface App {
   stop(): Promise<void>;
+  /** What else the service needs to do its work, for /readyz (e.g. Redis for enrollment's mail relay). */
+  checks?: Record<string, Check>;
 }
 
 export interface RunOptions<DB> {
@@ -35,7 +38,7 @@ export interface RunOptions<DB> {
   extraChecks?: Record<string, Check>;
   /** The service's own tables the retention job trims besides the platform's (e.g. a sent-mail outbox). */
   retain?: RetainedTable[];
-  /** PostgreSQL connections of the process (10). */
+  /** PostgreSQL connections of the process when DB_POOL_MAX is not set (default 5). */
   poolSize?: number;
 }
 
@@ -43,13 +46,41 @@ export interface RunOptions<DB> {
  * Connects, migrates, starts the app, the retention job and the health server, and stops
  * everything in order on SIGTERM/SIGINT: stop taking requests and answer the ones taken (the app's
  * service stop), stop the relays and consumers (app), stop retention, drain NATS, end the pool.
+ * The health server comes first and answers not ready until the service runs: NATS and
+ * PostgreSQL not reachable yet are waited for with backoff; a configuration that cannot work (a
+ * wrong DATABASE_URL) ends the process with one line.
  */
 export async function runService<DB>(opts: RunOptions<DB>): Promise<void> {
   const log = createLogger(opts.name, opts.config.LOG_LEVEL);
-  const nc = await connect({ servers: opts.config.NATS_URL, name: opts.name, maxReconnectAttempts: -1 });
-  const database = openDatabase<DB>(opts.config.DATABASE_URL, opts.schema, opts.poolSize);
-  await migrate(database.pool, opts.schema, [PLATFORM_MIGRATIONS, opts.migrations], log);
+  try {
+    await startService(opts, log);
+  } catch (err) {
+    exitOnStartupFailure(opts.name, log, err);
+  }
+}
+
+async function startService<DB>(opts: RunOptions<DB>, log: ReturnType<typeof createLogger>): Promise<void> {
   const metrics = createMetrics(opts.name);
+  // Filled in once started; until then /readyz fails on `starting`.
+  const checks: Record<string, Check> = { starting: () => Promise.reject(new Error('starting')) };
+  const health = opts.config.HEALTH_PORT ? await startHealthServer(opts.config.HEALTH_PORT, checks, metrics) : null;
+  const nc = await connectNats(opts.config.NATS_URL, opts.name, log);
+  const database = openDatabase<DB>(opts.config.DATABASE_URL, opts.schema, {
+    max: opts.config.DB_POOL_MAX ?? opts.poolSize ?? 5,
+    directUrl: opts.config.DATABASE_DIRECT_URL,
+    preparedStatements: opts.config.DB_PREPARED_STATEMENTS,
+  });
+  await retryStartup(
+    'postgres',
+    async () => {
+      try {
+        await migrate(database.pool, opts.schema, [PLATFORM_MIGRATIONS, opts.migrations], log);
+      } catch (err) {
+        throw classifyPgError(err, opts.config.DATABASE_URL);
+      }
+    },
+    log,
+  );
   const bus = createBus(nc, {
     prefix: opts.config.SUBJECT_PREFIX,
     timeoutMs: opts.config.REQUEST_TIMEOUT_MS,
@@ -70,13 +101,14 @@ export async function runService<DB>(opts: RunOptions<DB>): Promise<void> {
         metrics,
       })
     : null;
-  const checks: Record<string, Check> = {
+  delete checks.starting;
+  Object.assign(checks, {
     nats: () => nc.flush(),
     postgres: () => database.pool.query('select 1'),
     consumers: consumersReady,
+    ...app.checks,
     ...opts.extraChecks,
-  };
-  const health = opts.config.HEALTH_PORT ? await startHealthServer(opts.config.HEALTH_PORT, checks, metrics) : null;
+  });
   log.info({ health: opts.config.HEALTH_PORT || null }, 'service started');
 
   onShutdown(log, async () => {

@@ -8,6 +8,7 @@ describe('loadConfig', () => {
     expect(loadConfig(BaseConfig, {})).toEqual({
       NATS_URL: 'nats://127.0.0.1:4222',
       DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/studium',
+      DB_PREPARED_STATEMENTS: true,
       REDIS_URL: 'redis://127.0.0.1:6379',
       SUBJECT_PREFIX: 'studium',
       REQUEST_TIMEOUT_MS: 5000,
@@ -21,6 +22,21 @@ describe('loadConfig', () => {
       RETENTION_DAYS: 30,
       RETENTION_INTERVAL_MS: 3_600_000,
     });
+  });
+
+  it('reads the pool settings: a size, a direct URL, prepared statements off', () => {
+    const config = loadConfig(BaseConfig, {
+      DB_POOL_MAX: '3',
+      DATABASE_DIRECT_URL: 'postgres://postgres@db:5432/studium',
+      DB_PREPARED_STATEMENTS: 'false',
+    });
+    expect(config).toMatchObject({
+      DB_POOL_MAX: 3,
+      DATABASE_DIRECT_URL: 'postgres://postgres@db:5432/studium',
+      DB_PREPARED_STATEMENTS: false,
+    });
+    expect(() => loadConfig(BaseConfig, { DB_POOL_MAX: '0' })).toThrow(/DB_POOL_MAX/);
+    expect(() => loadConfig(BaseConfig, { DB_PREPARED_STATEMENTS: 'no' })).toThrow(/DB_PREPARED_STATEMENTS/);
   });
 
   it('coerces numbers, keeps given strings and ignores unrelated variables', () => {

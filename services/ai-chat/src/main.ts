@@ -8,6 +8,7 @@ await runService({
   schema: SCHEMA,
   migrations: MIGRATIONS,
   createApp,
-  // Every answer writes its question and its answer; a burst of new answers must not queue on the pool.
-  poolSize: 20,
+  // Every answer writes its question and its answer; a burst of new answers must not queue on the
+  // pool: a larger default than the others (DB_POOL_MAX overrides; see docs/operations.md).
+  poolSize: 8,
 });

@@ -12,6 +12,8 @@ const list = z.string().transform((s) =>
 export const EdgeConfig = BaseConfig.extend({
   HOST: z.string().default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).default(8080),
+  /** A second port serving only GET /metrics, for Prometheus inside the cluster (any Host); 0: none. */
+  METRICS_PORT: z.coerce.number().int().min(0).default(0),
   /** Host header values accepted (DNS-rebinding protection); add the ingress host in deployment. */
   ALLOWED_HOSTS: list.default(['localhost', '127.0.0.1', '[::1]']),
   /** Origins accepted from browsers; requests without Origin (agents) always pass. */
@@ -24,6 +26,22 @@ export const EdgeConfig = BaseConfig.extend({
   AUTH_NEGATIVE_TTL_MS: z.coerce.number().int().min(0).default(5_000),
   /** Largest request body of an MCP endpoint (tool calls), KB; larger is HTTP 413 before parsing. */
   MCP_BODY_LIMIT_KB: z.coerce.number().int().min(1).default(512),
+  /** A request's headers and body must arrive within this (node's requestTimeout), ms. */
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
+  /** A request's headers must arrive within this (node's headersTimeout), ms. */
+  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1000).default(10_000),
+  /** A body that sends nothing for this long loses its connection (slow trickle), ms. */
+  HTTP_BODY_IDLE_MS: z.coerce.number().int().min(100).default(10_000),
+  /**
+   * Upload bodies (store_homework_file, past MCP_BODY_LIMIT_KB) read at the same time, all callers
+   * together, MB. Each holds the upload limit (~55 MB) and takes about three times that while read
+   * and parsed: the default reads one at a time, within the edge's 512 Mi (bench:hostile).
+   */
+  UPLOAD_BODIES_MB: z.coerce.number().int().min(1).default(64),
+  /** Upload bodies (past MCP_BODY_LIMIT_KB) one token may send per minute; 0 disables the limit. */
+  UPLOADS_PER_MINUTE: z.coerce.number().int().min(0).default(10),
+  /** Most JSON-RPC messages in one batch (each counts against the rate limit). */
+  MCP_BATCH_MAX: z.coerce.number().int().min(1).default(16),
   /** Access violations written to the audit log per user and kind per minute; the rest are counted only. */
   AUDIT_PER_MINUTE: z.coerce.number().int().min(1).default(20),
   /** Tool calls per token per minute; 0 disables the limit. */
@@ -34,7 +52,9 @@ export const EdgeConfig = BaseConfig.extend({
    */
   REPLY_CACHE_MB: z.coerce.number().min(0).default(64),
   /** HMAC key of homework file download URLs (the homework service signs them with the same key). */
-  FILE_URL_SECRET: z.string().min(16).default('studium-dev-file-url-secret'),
+  FILE_URL_SECRET: z.string().optional(),
+  /** `development` (npm start, tests) allows the development FILE_URL_SECRET; anything else needs a strong one. */
+  STUDIUM_ENV: z.string().optional(),
   /** How often the edge tells ai-chat that a chat client is still reading its answer. */
   AI_CHAT_ALIVE_MS: z.coerce.number().int().positive().default(1_000),
   /** Silence of ai-chat during an answer after which the client gets an `error` event. */
@@ -51,8 +71,21 @@ export const EdgeConfig = BaseConfig.extend({
    * Endpoints' resource URLs are PUBLIC_URL + /mcp, /authoring.
    */
   OAUTH_ISSUER: z.string().default(''),
-  /** Redirect URIs a client may register (`*` = any characters); narrow it to the assistants you allow. */
-  OAUTH_REDIRECT_RULES: list.default(['http://localhost:*', 'http://127.0.0.1:*', 'https://*']),
+  /**
+   * What a client's redirect URI may be (docs/decisions.md, "Redirect rules"): `loopback`
+   * (http on 127.0.0.1, [::1], localhost, any port), `private-use` (native apps' `com.example.app:/cb`),
+   * `https` (any https URI on the default port), or exact https URIs (hosted assistants).
+   */
+  OAUTH_REDIRECTS: list.default(['loopback', 'private-use', 'https']),
+  /** Browser origins of hosted assistants allowed to call the token endpoints and registration (CORS). */
+  OAUTH_CORS_ORIGINS: list.default([]),
+  /**
+   * Other origins clients reach the edge by (resource metadata per Host); a loopback PUBLIC_URL
+   * adds its twins (localhost, 127.0.0.1, [::1] on the same port) by itself.
+   */
+  OAUTH_RESOURCE_ORIGINS: list
+    .refine((xs) => xs.every((x) => URL.canParse(x)), 'every entry must be an origin such as https://studium.example')
+    .default([]),
   /** Lifetime of an OAuth access token, seconds. */
   OAUTH_ACCESS_TTL_S: z.coerce.number().int().min(30).default(3600),
   /** Lifetime of a refresh token and its grant, seconds (rotated on every use). */

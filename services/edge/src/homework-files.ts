@@ -3,17 +3,19 @@ import { readFileSync } from 'node:fs';
 import { RESOURCE_MIME_TYPE, registerAppResource, registerAppTool } from '@modelcontextprotocol/ext-apps/server';
 import type { McpServer } from '@modelcontextprotocol/server';
 import {
+  checkHomeworkFiles,
+  LIMITS,
   STAGED_HEAD_BYTES,
   type StagedFile,
   store_homework_file,
   type ToolContract,
   upload_homework_file,
 } from '@studium/contracts';
-import { homeworkBucket, verifyFileTicket } from '@studium/platform';
+import { Failure, homeworkBucket, verifyFileTicket } from '@studium/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { NatsConnection, ObjectStore } from 'nats';
 import type { UiSupport } from './choose.ts';
-import { failureResult } from './render.ts';
+import { failureResult, rateLimitedResult, refusalResult } from './render.ts';
 import { toolSchemas } from './schemas.ts';
 import { type CallDeps, type Caller, callTool } from './tools.ts';
 
@@ -49,18 +51,11 @@ export class HomeworkFiles {
     if (!Array.isArray(files)) return files === undefined || files === null ? [] : [{ invalid: true }];
     const out: StagedFile[] = [];
     for (const f of files) {
-      const name = (f as { name?: unknown })?.name;
-      const content = (f as { content?: unknown })?.content;
-      if (
-        typeof name !== 'string' ||
-        !name.trim() ||
-        name.length > NAME_LIMIT ||
-        typeof content !== 'string' ||
-        !BASE64.test(content)
-      ) {
+      if (!wellFormed(f)) {
         out.push({ invalid: true });
         continue;
       }
+      const { name, content } = f;
       const bytes = Buffer.from(content, 'base64');
       const object = randomUUID();
       if (bytes.length > 0) {
@@ -79,6 +74,53 @@ export class HomeworkFiles {
 }
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** A `{name, content}` entry the edge would store: a non-empty name within the limit and base64 content. */
+function wellFormed(f: unknown): f is { name: string; content: string } {
+  const name = (f as { name?: unknown })?.name;
+  const content = (f as { content?: unknown })?.content;
+  return (
+    typeof name === 'string' &&
+    !!name.trim() &&
+    name.length <= NAME_LIMIT &&
+    typeof content === 'string' &&
+    BASE64.test(content)
+  );
+}
+
+/** Bytes a base64 text decodes to, without decoding it. */
+function decodedSize(b64: string): number {
+  const pad = b64.endsWith('==') ? 2 : b64.endsWith('=') ? 1 : 0;
+  return Math.floor((b64.length * 3) / 4) - pad;
+}
+
+/**
+ * What homework checks before anything is stored: the number of entries, and the name, size and
+ * first bytes of at most one more than an answer may hold (the rest cannot change the answer).
+ */
+export function offerOf(args: Record<string, unknown>) {
+  const list = args.files;
+  const entries = Array.isArray(list) ? list : list === undefined || list === null ? [] : [list];
+  const invalid = !Array.isArray(list) && entries.length > 0;
+  const files = entries.slice(0, LIMITS.homeworkFiles + 1).map((f) =>
+    invalid || !wellFormed(f)
+      ? { invalid: true as const }
+      : {
+          name: f.name,
+          size: decodedSize(f.content),
+          // Whole base64 quads only, so the head decodes to exactly its bytes.
+          head: Buffer.from(f.content.slice(0, Math.ceil(STAGED_HEAD_BYTES / 3) * 4), 'base64')
+            .subarray(0, STAGED_HEAD_BYTES)
+            .toString('base64'),
+        },
+  );
+  return {
+    lesson: String(args.lesson),
+    ...(typeof args.space === 'string' ? { space: args.space } : {}),
+    offered: entries.length,
+    files,
+  };
+}
 /** Longest file name kept (a longer one is not a well-formed entry: invalid_files). */
 const NAME_LIMIT = 255;
 
@@ -152,6 +194,17 @@ export function registerStoreHomeworkFile(
       if (caller.principal.scope !== 'write' || !tool.input.safeParse(args).success) {
         return callTool(deps, tool, caller, args);
       }
+      // Then the rate limit, and homework's check of the offer (access, count, sizes, types by
+      // content, quota): a refused call stores nothing, so it leaves no orphan behind.
+      const rate = await deps.limiter.check(caller.tokenKey);
+      if (!rate.allowed) return rateLimitedResult(rate.retryAfter);
+      try {
+        const check = await deps.bus.request(checkHomeworkFiles, caller.principal, offerOf(args));
+        if (!check.ok) return refusalResult(check.error);
+      } catch (err) {
+        deps.log.warn({ err, reqId: caller.requestId }, 'check_homework_files failed');
+        return failureResult(err instanceof Failure ? err.status : 503);
+      }
       let staged: StagedFile[];
       try {
         staged = await files.stage(args.files);
@@ -159,7 +212,7 @@ export function registerStoreHomeworkFile(
         // The object store is unreachable: a failure, like a service that does not answer.
         return failureResult(503);
       }
-      return callTool(deps, tool, caller, { ...args, files: staged });
+      return callTool(deps, tool, caller, { ...args, files: staged }, { rateCounted: true });
     }) as never,
   );
 }
@@ -185,9 +238,31 @@ export function fileDownload(files: HomeworkFiles) {
     }
     if (await result.error)
       return reply.code(503).send({ error: 'учебный сервис сейчас недоступен, попробуйте позже' });
-    reply.header('content-type', ticket.type);
+    // Always a download, never a page of the platform's origin: a safe type, no sniffing, no scripts.
+    reply.header('content-type', safeType(ticket.type));
     reply.header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(ticket.name)}`);
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('content-security-policy', "default-src 'none'; sandbox");
     reply.header('cache-control', 'private, no-store');
     return reply.send(Buffer.concat(chunks));
   };
+}
+
+/** Types homework records (by content); text as UTF-8 plain text, anything else as bytes. */
+const SERVED_TYPES = new Set([
+  'application/pdf',
+  'image/png',
+  'image/jpeg',
+  'image/gif',
+  'image/webp',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+  'application/vnd.oasis.opendocument.text',
+]);
+
+/** The Content-Type a download is served with: never HTML, SVG or anything a browser would run. */
+export function safeType(type: string): string {
+  if (type === 'text/plain' || type === 'text/csv') return `${type}; charset=utf-8`;
+  return SERVED_TYPES.has(type) ? type : 'application/octet-stream';
 }

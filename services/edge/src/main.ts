@@ -1,31 +1,59 @@
-import { createBus, createLogger, loadConfig, migrate, onShutdown, openDatabase } from '@studium/platform';
+import {
+  checkFileUrlSecret,
+  classifyPgError,
+  connectNats,
+  createBus,
+  createLogger,
+  exitOnStartupFailure,
+  loadConfig,
+  migrate,
+  onShutdown,
+  openDatabase,
+  retryStartup,
+} from '@studium/platform';
 import { Redis } from 'ioredis';
-import { connect } from 'nats';
 import { buildApp } from './app.ts';
 import type { EdgeDb } from './audit.ts';
 import { EdgeConfig, SCHEMA } from './config.ts';
 
 const config = loadConfig(EdgeConfig);
+// No default signing key outside development: refused before anything is opened.
+config.FILE_URL_SECRET = checkFileUrlSecret(config.FILE_URL_SECRET, config.STUDIUM_ENV);
 const log = createLogger('edge', config.LOG_LEVEL);
-const nc = await connect({ servers: config.NATS_URL, name: 'edge', maxReconnectAttempts: -1 });
-const database = openDatabase<EdgeDb>(config.DATABASE_URL, SCHEMA, 4);
-await migrate(database.pool, SCHEMA, [new URL('../migrations', import.meta.url).pathname], log);
-// Producer-style client: fail fast instead of queueing commands while Redis is away.
-const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
-redis.on('error', (err) => log.debug({ err }, 'redis error'));
-const bus = createBus(nc, {
-  prefix: config.SUBJECT_PREFIX,
-  timeoutMs: config.REQUEST_TIMEOUT_MS,
-  log,
-  readAttemptTimeoutMs: config.READ_ATTEMPT_TIMEOUT_MS,
-});
-const app = await buildApp({ bus, db: database.db, redis, log, config });
-await app.listen({ host: config.HOST, port: config.PORT });
-log.info({ url: `http://${config.HOST}:${config.PORT}` }, 'edge listening');
+try {
+  // NATS and PostgreSQL not reachable yet are waited for; the edge listens once both answer.
+  const nc = await connectNats(config.NATS_URL, 'edge', log);
+  const database = openDatabase<EdgeDb>(config.DATABASE_URL, SCHEMA, {
+    max: config.DB_POOL_MAX ?? 3,
+    preparedStatements: config.DB_PREPARED_STATEMENTS,
+  });
+  await retryStartup(
+    'postgres',
+    () =>
+      migrate(database.pool, SCHEMA, [new URL('../migrations', import.meta.url).pathname], log).catch((err) => {
+        throw classifyPgError(err, config.DATABASE_URL);
+      }),
+    log,
+  );
+  // Producer-style client: fail fast instead of queueing commands while Redis is away.
+  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
+  redis.on('error', (err) => log.debug({ err }, 'redis error'));
+  const bus = createBus(nc, {
+    prefix: config.SUBJECT_PREFIX,
+    timeoutMs: config.REQUEST_TIMEOUT_MS,
+    log,
+    readAttemptTimeoutMs: config.READ_ATTEMPT_TIMEOUT_MS,
+  });
+  const app = await buildApp({ bus, db: database.db, redis, log, config });
+  await app.listen({ host: config.HOST, port: config.PORT });
+  log.info({ url: `http://${config.HOST}:${config.PORT}` }, 'edge listening');
 
-onShutdown(log, async () => {
-  await app.close();
-  await nc.drain();
-  redis.disconnect();
-  await database.close();
-});
+  onShutdown(log, async () => {
+    await app.close();
+    await nc.drain();
+    redis.disconnect();
+    await database.close();
+  });
+} catch (err) {
+  exitOnStartupFailure('edge', log, err);
+}

@@ -1,5 +1,12 @@
 import type { McpServer } from '@modelcontextprotocol/server';
-import { INVALID_ARGUMENTS, type Principal, type ToolContract } from '@studium/contracts';
+import {
+  FIELD_REFUSALS,
+  INVALID_ARGUMENTS,
+  type Principal,
+  READ_ONLY_TOKEN,
+  type ToolContract,
+  UNTRUSTED,
+} from '@studium/contracts';
 import { type Bus, Failure, type Logger, type ReplyCache } from '@studium/platform';
 import type { z } from 'zod';
 import type { AuditLog } from './audit.ts';
@@ -39,7 +46,13 @@ export interface Caller {
  * rendering of data, refusal or failure. Failures never throw into the SDK (which would turn them
  * into internal text): they become the spec's fixed phrases.
  */
-export async function callTool(deps: CallDeps, tool: ToolContract, caller: Caller, args: unknown) {
+export async function callTool(
+  deps: CallDeps,
+  tool: ToolContract,
+  caller: Caller,
+  args: unknown,
+  opts: { rateCounted?: boolean } = {},
+) {
   const started = performance.now();
   let outcome = 'ok';
   try {
@@ -51,23 +64,27 @@ export async function callTool(deps: CallDeps, tool: ToolContract, caller: Calle
         endpoint: caller.endpoint,
         tool: tool.name,
       });
+      // /kb answers in its own language with a code (spec 004: a read token sees read tools only);
+      // the other endpoints keep the spec's 403 phrase.
+      if (tool.surface === 'kb') return refusalResult(readOnlyToken(tool.name));
       return failureResult(403);
+    }
+    // Counted before the arguments are looked at: invalid calls cost their caller too.
+    const rate = opts.rateCounted ? { allowed: true as const } : await deps.limiter.check(caller.tokenKey);
+    if (!rate.allowed) {
+      outcome = 'rate_limited';
+      return rateLimitedResult(rate.retryAfter);
     }
     const parsed = tool.input.safeParse(args ?? {});
     if (!parsed.success) {
       outcome = 'invalid_arguments';
-      return refusalResult(invalidArguments(tool, parsed.error));
-    }
-    const rate = await deps.limiter.check(caller.tokenKey);
-    if (!rate.allowed) {
-      outcome = 'rate_limited';
-      return rateLimitedResult(rate.retryAfter);
+      return refusalResult(invalidArguments(tool, parsed.error, args));
     }
     const cache = tool.annotations.readOnlyHint ? deps.replies : undefined;
     // Read-only tools are retried once on another replica (a crashed one costs them nothing); writes are not.
     const idempotent = tool.annotations.readOnlyHint === true;
     const result = await deps.bus.request(tool, caller.principal, parsed.data as never, { cache, idempotent });
-    if (result.ok) return dataResult(result.data);
+    if (result.ok) return dataResult(tool.studentText ? markUntrusted(result.data, tool.studentText) : result.data);
     outcome = 'refused';
     return refusalResult(result.error);
   } catch (err) {
@@ -110,16 +127,76 @@ export function registerContractTool(server: McpServer, deps: CallDeps, tool: To
   );
 }
 
-/** The refusal for arguments that fail the schema: a missing required parameter or a wrong JSON type. */
-export function invalidArguments(tool: ToolContract, error: z.ZodError) {
+/** Fields a refusal names at most: the rest are counted (a huge call must not get a huge reply). */
+export const SHOWN_FIELDS = 5;
+
+/**
+ * The refusal for arguments that fail the schema: a missing required parameter, a wrong JSON type,
+ * a bound or pattern. A bad value of a field for which the spec has its own code (an id that cannot
+ * exist, a page out of bounds: FIELD_REFUSALS) is that code instead.
+ */
+export function invalidArguments(tool: ToolContract, error: z.ZodError, args?: unknown) {
+  const given = (args ?? {}) as Record<string, unknown>;
+  for (const issue of error.issues) {
+    const field = issue.path[0];
+    // A missing field or a wrong JSON type stays invalid_arguments: only a value of the right type
+    // that cannot exist (pattern, length, bounds) is the spec's code.
+    if (typeof field !== 'string' || given[field] === undefined) continue;
+    if (issue.code === 'invalid_type' || issue.code === 'invalid_union') continue;
+    const code = FIELD_REFUSALS[field]?.find((c) => tool.refusals.includes(c));
+    if (!code) continue;
+    const value = given[field];
+    const details = code === 'invalid_page' ? { where: field, value: typeof value === 'number' ? value : null } : {};
+    return {
+      code,
+      message: `${field}: такого значения нет — ${issue.message.slice(0, 200)}`,
+      field,
+      ...details,
+    };
+  }
   // Paths and messages name the field and the rule, never the value: a refusal echoes no input.
-  const fields = error.issues.map((i) => ({
+  const fields = error.issues.slice(0, SHOWN_FIELDS).map((i) => ({
     field: i.path.join('.').slice(0, 200) || '(аргументы)',
     problem: i.message.slice(0, 300),
   }));
+  const more = error.issues.length - fields.length;
   return {
     code: INVALID_ARGUMENTS,
-    message: `Аргументы не подходят инструменту ${tool.name}: ${fields.map((f) => f.field).join(', ')} — посмотрите его параметры`,
+    message:
+      `Аргументы не подходят инструменту ${tool.name}: ${fields.map((f) => f.field).join(', ')}` +
+      `${more > 0 ? ` и ещё ${more}` : ''} — посмотрите его параметры`,
     fields,
+    issues: error.issues.length,
+  };
+}
+
+/**
+ * A copy of a reply with every object at `paths` marked `trust: "untrusted"` (students' words:
+ * data for the curator's agent, never instructions). Copies, so kept replies stay as they came.
+ */
+export function markUntrusted(data: unknown, paths: readonly string[]): unknown {
+  let out = data;
+  for (const path of paths) out = markAt(out, path ? path.split('.') : []);
+  return out;
+}
+
+function markAt(value: unknown, steps: string[]): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (steps.length === 0) return Array.isArray(value) ? value : { ...value, trust: UNTRUSTED };
+  const [step, ...rest] = steps as [string, ...string[]];
+  const key = step.endsWith('[]') ? step.slice(0, -2) : step;
+  const obj = value as Record<string, unknown>;
+  const inner = obj[key];
+  const next = step.endsWith('[]') && Array.isArray(inner) ? inner.map((v) => markAt(v, rest)) : markAt(inner, rest);
+  return inner === undefined ? value : { ...obj, [key]: next };
+}
+
+/** The /kb refusal of a write tool called with a read-scoped token (Kazakh, like every /kb text). */
+export function readOnlyToken(tool: string) {
+  return {
+    code: READ_ONLY_TOKEN,
+    message: `Бұл токен тек оқуға арналған: ${tool} жазу құралы, оған write рұқсаты бар токен керек`,
+    scope: 'read',
+    tool,
   };
 }

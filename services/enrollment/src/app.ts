@@ -11,6 +11,7 @@ import { enrollHandler } from './handlers/enroll.ts';
 import { startProgressConsumer } from './handlers/lesson-passed.ts';
 import { listCatalogHandler } from './handlers/list-catalog.ts';
 import { listMyCoursesHandler } from './handlers/list-my-courses.ts';
+import { mailDeliveredHandler, mailDeliveryStateHandler } from './handlers/mail-delivered.ts';
 import { notifySubscribersHandler } from './handlers/notify-subscribers.ts';
 import { notifyWhenReleasedHandler } from './handlers/notify-when-released.ts';
 import { resolveUserHandler, verifyPasswordHandler } from './handlers/oauth-users.ts';
@@ -92,6 +93,7 @@ export async function createApp({
     backoffMs: cfg.MAIL_BACKOFF_MS,
     keepJobsS: cfg.MAIL_KEEP_JOBS_S,
     intervalMs: cfg.MAIL_RELAY_INTERVAL_MS,
+    redriveAfterMs: cfg.MAIL_REDRIVE_AFTER_MS,
   });
   redis.on('ready', () => mailRelay.kick());
   const relay = await startRelay({ nc, pool: database.pool, schema: database.schema, prefix: bus.prefix, log });
@@ -134,10 +136,14 @@ export async function createApp({
     }),
     notifyWhenReleasedHandler(db, catalog, subscriptions, identities, new AccessRepository(db)),
     notifySubscribersHandler({ db, subscriptions, mails, mailQueued: () => mailRelay.kick() }),
+    mailDeliveryStateHandler(mails),
+    mailDeliveredHandler(mails),
     courseAccessHandler({ identities, enrollments }),
     myEnrollmentsHandler({ identities, enrollments }),
   ]);
   return {
+    // Calls are served without Redis, but release e-mails wait in mail_outbox meanwhile: not ready.
+    checks: { redis: () => redis.ping() },
     async flush() {
       await relay.flush();
       await mailRelay.flush();

@@ -10,8 +10,13 @@ export const EnrollmentConfig = BaseConfig.extend({
   /** How often the mail relay looks for rows a commit did not hand over at once (crash, Redis down). */
   MAIL_RELAY_INTERVAL_MS: z.coerce.number().int().positive().default(2_000),
   /**
+   * An open delivery (the mailer reported no outcome) enqueued longer ago than this is checked
+   * against BullMQ and, when its job is no longer alive (failed, stalled out, lost), enqueued again.
+   */
+  MAIL_REDRIVE_AFTER_MS: z.coerce.number().int().positive().default(60_000),
+  /**
    * How long finished mail jobs stay in Redis. While a job is kept, re-adding its jobId is a
-   * no-op; the database (notified_at, mail_outbox) is what guarantees one e-mail ever.
+   * no-op; the database (notified_at, mail_outbox outcome) is the truth of every delivery.
    */
   MAIL_KEEP_JOBS_S: z.coerce
     .number()

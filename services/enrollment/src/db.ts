@@ -115,7 +115,12 @@ export interface EnrollmentDb {
     job_id: string;
     payload: Json<Record<string, unknown>>;
     created_at: Generated<string>;
-    enqueued_at: string | null;
+    enqueued_at: Timestamp | null;
+    /** Null while the delivery is open; set once the mailer reported the SMTP server's answer. */
+    outcome: Generated<'sent' | 'rejected' | null>;
+    settled_at: Timestamp | null;
+    detail: Generated<string | null>;
+    redrives: Generated<number>;
   };
   /** Change stamps of the course lists' data (migration 0004): '*' shared, else a user id. */
   list_stamps: {

@@ -8,6 +8,6 @@ await runService({
   schema: SCHEMA,
   migrations: MIGRATIONS,
   createApp,
-  // Mail rows handed to BullMQ: their job ids de-duplicate only while BullMQ keeps the jobs anyway.
-  retain: [{ table: 'mail_outbox', column: 'enqueued_at' }],
+  // Closed deliveries only (sent or rejected): an open one is the truth that re-drives its e-mail.
+  retain: [{ table: 'mail_outbox', column: 'settled_at' }],
 });

@@ -131,6 +131,7 @@ describe('notify_subscribers', () => {
       course: 'soon',
       title: 'Курс soon',
       summary: 'О чём курс',
+      delivery: 'release-mail:soon:ann@t',
     });
     expect(job.opts).toMatchObject({ attempts: 5, backoff: { type: 'exponential', delay: 100 } });
     expect(await queue.getJob('release-mail:soon:bob@t')).toBeDefined();

@@ -1,9 +1,10 @@
-import { type App, type ServiceDeps, startRelay } from '@studium/platform';
+import { type App, DEV_FILE_URL_SECRET, type ServiceDeps, startRelay } from '@studium/platform';
 import { HomeworkConfig } from './config.ts';
 import { CourseGateway } from './courses.ts';
 import type { HomeworkDb } from './db.ts';
 import { FileStore } from './file-store.ts';
 import { artifactHandler } from './handlers/artifact.ts';
+import { checkHomeworkFilesHandler } from './handlers/check-homework-files.ts';
 import { fillDocumentHandler } from './handlers/fill-document.ts';
 import { emptyBlocksHandler, lessonContextHandler } from './handlers/lesson-context.ts';
 import { startLessonConsumer } from './handlers/lesson-events.ts';
@@ -43,7 +44,9 @@ export async function createApp({
   const documents = new DocumentRepository(db);
   const submissions = new SubmissionRepository(db);
   const gateway = new CourseGateway(bus, submissions, cfg.RELEASE_TTL_MS);
-  const signer = { publicUrl: cfg.PUBLIC_URL, secret: cfg.FILE_URL_SECRET, ttlS: cfg.FILE_URL_TTL_S };
+  // main.ts refuses a missing or weak key outside development (checkFileUrlSecret).
+  const secret = cfg.FILE_URL_SECRET ?? DEV_FILE_URL_SECRET;
+  const signer = { publicUrl: cfg.PUBLIC_URL, secret, ttlS: cfg.FILE_URL_TTL_S };
   const files = new FileStore(nc, bus.prefix);
   const relay = await startRelay({ nc, pool: database.pool, schema: database.schema, prefix: bus.prefix, log });
   const consumer = await startLessonConsumer({
@@ -71,6 +74,7 @@ export async function createApp({
     submitHomeworkHandler({ db, gateway, signer }),
     uploadHomeworkFileHandler({ gateway, submissions, publicUrl: cfg.PUBLIC_URL }),
     storeHomeworkFileHandler({ db, gateway, signer, files }),
+    checkHomeworkFilesHandler({ gateway, submissions }),
     homeworkQueueHandler({ db, gateway, signer }),
     homeworkSubmissionHandler({ db, gateway, signer }),
     ...reviewActionHandlers({ db, gateway, signer }),

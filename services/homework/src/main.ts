@@ -1,10 +1,14 @@
-import { loadConfig, runService } from '@studium/platform';
+import { checkFileUrlSecret, loadConfig, runService } from '@studium/platform';
 import { createApp, MIGRATIONS } from './app.ts';
 import { HomeworkConfig, SCHEMA } from './config.ts';
 
+const config = loadConfig(HomeworkConfig);
+// No default signing key outside development: refused before anything is opened.
+config.FILE_URL_SECRET = checkFileUrlSecret(config.FILE_URL_SECRET, config.STUDIUM_ENV);
+
 await runService({
   name: 'homework',
-  config: loadConfig(HomeworkConfig),
+  config,
   schema: SCHEMA,
   migrations: MIGRATIONS,
   createApp,

@@ -38,7 +38,21 @@ export function answerMode(mode: 'files' | 'text') {
 }
 
 /** answer_too_large: the text is over its limit, or the new files of one submission are over 30 MB. */
-export function answerTooLarge(too: { text: number; limit: number } | { batchBytes: number }) {
+export function answerTooLarge(
+  too: { text: number; limit: number } | { batchBytes: number } | { quota: number; used: number; adding: number },
+) {
+  if ('quota' in too) {
+    const mb = Math.round(too.quota / 1024 / 1024);
+    return refuse(
+      'answer_too_large',
+      `Место для файлов ученика — ${mb} МБ на все ответы, и оно почти занято: новые файлы не поместятся`,
+      {
+        quota: too.quota,
+        used: too.used,
+        size: too.adding,
+      },
+    );
+  }
   if ('text' in too) {
     return refuse('answer_too_large', `Текст ответа длиннее ${too.limit} знаков: сократите его или сдайте файлом`, {
       limit: too.limit,

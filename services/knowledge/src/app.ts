@@ -24,6 +24,7 @@ import {
 } from './handlers/kb/write.ts';
 import { forgetHandler, lessonHistoryHandler, myNotesHandler, rememberHandler } from './handlers/student-notes.ts';
 import type { Kb } from './kb.ts';
+import { startReindex } from './reindex.ts';
 import { setupTextSearch, warmConnections } from './text-search.ts';
 import { setupVectorStore } from './vector-store.ts';
 import { Writer } from './writer.ts';
@@ -35,6 +36,8 @@ export const MIGRATIONS = new URL('../migrations', import.meta.url).pathname;
 export interface KnowledgeApp extends App {
   kb: Kb;
   flush(): Promise<void>;
+  /** Resolves when notes of an older index version have been re-indexed (started in the background). */
+  reindexed: Promise<void>;
 }
 
 /** Registers the student-note tools, the 21 /kb tools and knowledge.lesson_history; starts the outbox relay. */
@@ -46,7 +49,17 @@ export async function createApp({ bus, nc, database, log, config }: ServiceDeps<
   const pgvector = await setupVectorStore(database.pool, database.schema, log);
   const embeddings = createEmbeddings(cfg);
   const writer = new Writer(db, ts, embeddings, log, pgvector);
-  const kb: Kb = { db, access: new Access(bus, db, cfg.MEMBERSHIP_TTL_MS), writer, ts, embeddings, log, pgvector };
+  const kb: Kb = {
+    db,
+    access: new Access(bus, db, cfg.MEMBERSHIP_TTL_MS),
+    writer,
+    ts,
+    embeddings,
+    log,
+    pgvector,
+    vectorScanLimit: cfg.VECTOR_SCAN_LIMIT,
+  };
+  const reindex = startReindex(db, ts.hunspell, log);
   const relay = await startRelay({ nc, pool: database.pool, schema: database.schema, prefix: bus.prefix, log });
   const service = await bus.serve('knowledge', [
     rememberHandler(db, bus, cfg.NOTE_LIMIT),
@@ -77,12 +90,14 @@ export async function createApp({ bus, nc, database, log, config }: ServiceDeps<
   ]);
   return {
     kb,
+    reindexed: reindex.done,
     async flush() {
       await relay.flush();
     },
     async stop() {
       await service.stop();
       await relay.stop();
+      await reindex.stop();
     },
   };
 }

@@ -10,6 +10,12 @@ export const KnowledgeConfig = BaseConfig.extend({
   EMBEDDINGS_MODEL: z.string().default('text-embedding-3-small'),
   EMBEDDINGS_API_KEY: z.string().default(''),
   /** Database connections opened and warmed at start (the Kazakh dictionary loads once per connection). */
+  /**
+   * Without pgvector, vectors are compared by scanning the plain column (about 0.3 µs per
+   * dimension and note here): only while the searched notes hold at most this many vectors;
+   * above it search stays on text. See the README, "Semantic".
+   */
+  VECTOR_SCAN_LIMIT: z.coerce.number().int().min(0).default(200),
   WARM_CONNECTIONS: z.coerce.number().int().min(0).max(10).default(4),
   /** How long a user's memberships (enrollment.whoami) are reused. */
   MEMBERSHIP_TTL_MS: z.coerce.number().int().min(0).default(5_000),

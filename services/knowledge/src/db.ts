@@ -31,6 +31,7 @@ export interface KnowledgeDb {
     version: number;
     lang: string;
     tsv: ColumnType<string, never, never>;
+    index_version: ColumnType<number, never, never>;
     search_text: string;
     embedding: number[] | null;
     created_by: string;

@@ -19,6 +19,8 @@ export interface Kb {
   log: Logger;
   /** Whether the database has pgvector (detected at start; vectors are kept in a plain column otherwise). */
   pgvector: boolean;
+  /** Without pgvector: the most embedded notes a search compares by scanning (above: text only). */
+  vectorScanLimit: number;
 }
 
 /** The caller as the author of a change made through a tool. */

@@ -1,9 +1,11 @@
 import type { Principal } from '@studium/contracts';
-import { fuse, snippetOf } from './domain/ranking.ts';
+import { type ParsedQuery, tsQueryText } from './domain/query.ts';
+import { below, fuse, snippetOf } from './domain/ranking.ts';
 import { type Kb, projectOf, visibleTo } from './kb.ts';
+import { corrections, parseQuery } from './query-parser.ts';
 import { NOTE_COLUMNS, type NoteRow } from './repositories/note.repository.ts';
 import type { ProjectRow } from './repositories/project.repository.ts';
-import { SearchRepository } from './repositories/search.repository.ts';
+import { type Scope, SearchRepository } from './repositories/search.repository.ts';
 
 /** A ranked note with its fused score. */
 export interface Ranked {
@@ -15,36 +17,77 @@ export interface Ranked {
 const PER_LIST = 50;
 const FEW = 10;
 
+/** Appends to `list` the ids of `more` it does not have yet. */
+function append(list: string[], more: string[]): string[] {
+  const have = new Set(list);
+  return [...list, ...more.filter((id) => !have.has(id))];
+}
+
 /**
- * Hybrid search: full text (Russian, Kazakh and simple configurations), trigram similarity and,
- * with an embedding provider, vector similarity; fused by RRF. A failing provider leaves the
- * text lists (no error).
+ * The full-text list: notes with every word of the query first, then notes with every word once
+ * typos are corrected; when these are fewer than FEW, notes with some of the words follow (exact,
+ * then corrected). `exact` collects the notes found without a correction. Corrections are looked
+ * up only while fewer than `limit` notes matched exactly: they rank below those, so past `limit`
+ * exact matches no corrected one could be returned.
+ */
+async function fullText(
+  kb: Kb,
+  repo: SearchRepository,
+  query: ParsedQuery,
+  scope: Scope,
+  limit: number,
+  exact: Set<string>,
+) {
+  const run = async (words: string[][] | null, mode: 'all' | 'any') => {
+    const q = words ? tsQueryText(words, mode) : null;
+    return q ? repo.fullText(q, scope, PER_LIST) : [];
+  };
+  let fuzzy: Promise<string[][] | null> | undefined;
+  const corrected = () => {
+    fuzzy ??= corrections(repo, query, kb.ts.hunspell);
+    return fuzzy;
+  };
+  const all = await run(query.exact, 'all');
+  for (const id of all) exact.add(id);
+  let list = all.length < limit ? append(all, await run(await corrected(), 'all')) : all;
+  if (list.length < FEW && query.exact.length > 1) {
+    const any = await run(query.exact, 'any');
+    for (const id of any) exact.add(id);
+    list = append(list, any);
+    if (exact.size < limit) list = append(list, await run(await corrected(), 'any'));
+  }
+  return list;
+}
+
+/**
+ * Hybrid search: full text (every note indexed in Russian, English and Kazakh forms), trigram
+ * similarity of titles and, with an embedding provider, vector similarity; fused by RRF. Notes
+ * found only through a typo correction (in the body's words or the title's trigrams) rank below
+ * every note found as written. A failing provider leaves the text lists (no error). Without
+ * pgvector, vectors are compared only while the scope holds at most `vectorScanLimit` of them.
  */
 export async function rank(kb: Kb, p: Principal, query: string, projects: ProjectRow[], limit: number) {
   const scope = { projects: projects.map((x) => x.id), owner: p.user };
   const repo = new SearchRepository(kb.db);
   const modes = ['fts', 'trigram'];
-  const [all, trigram] = await Promise.all([
-    repo.fullText(query, kb.ts.queryConfigs, scope, PER_LIST, 'all'),
+  const exact = new Set<string>();
+  const [fts, trigram] = await Promise.all([
+    parseQuery(repo, query, kb.ts.hunspell).then((parsed) => fullText(kb, repo, parsed, scope, limit, exact)),
     repo.trigram(query, scope, PER_LIST),
   ]);
-  // Notes with every word of the query rank first; when they are few, notes with some words follow.
-  let fts = all;
-  if (all.length < FEW) {
-    const any = await repo.fullText(query, kb.ts.queryConfigs, scope, PER_LIST, 'any');
-    fts = [...all, ...any.filter((id) => !all.includes(id))];
-  }
   const lists = [fts, trigram];
-  if (kb.embeddings) {
+  if (kb.embeddings && (kb.pgvector || (await repo.embedded(scope, kb.vectorScanLimit + 1)) <= kb.vectorScanLimit)) {
     try {
       const [v] = await kb.embeddings.embed([query]);
-      lists.push(await repo.vector(v, scope, PER_LIST, kb.pgvector));
+      const vector = await repo.vector(v, scope, PER_LIST, kb.pgvector);
+      for (const id of vector) exact.add(id);
+      lists.push(vector);
       modes.push('vector');
     } catch (err) {
       kb.log.warn({ err: (err as Error).message }, 'query embedding failed; searching by text');
     }
   }
-  const fused = fuse(lists).slice(0, limit);
+  const fused = below(fuse(lists), exact).slice(0, limit);
   if (!fused.length) return { ranked: [] as Ranked[], modes };
   const rows = (await kb.db
     .selectFrom('notes')

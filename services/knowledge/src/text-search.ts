@@ -1,21 +1,23 @@
 import type { Logger } from '@studium/platform';
 import type pg from 'pg';
-import type { Lang } from './domain/language.ts';
 
-/** Text search configurations by language; Kazakh is `simple` where the hunspell-kk dictionary is missing. */
+/**
+ * The text search configurations of the index (see the service README, "How a note is indexed"):
+ * every note and every query word goes through `russian` (Snowball Russian, and Snowball English
+ * for Latin words), the service's Kazakh stemmer and, where installed, hunspell-kk.
+ */
 export interface TextSearch {
-  /** The configuration a note of this language is indexed with. */
-  configFor(lang: Lang): string;
-  /** Every configuration a query is parsed with (a query matches notes of any language). */
-  queryConfigs: string[];
+  /** The hunspell-kk configuration (`<schema>.kazakh`), or null where the dictionary is missing. */
+  hunspell: string | null;
+  /** Whether the hunspell-kk dictionary is loaded (the Kazakh stemmer works without it). */
   kazakh: boolean;
 }
 
 /**
  * Makes the `knowledge.kazakh` configuration from the ispell files `kk_kz.dict`/`kk_kz.affix`
  * in PostgreSQL's tsearch_data (scripts/ensure-kazakh.ts puts them there from Debian's
- * hunspell-kk). Where they are missing or cannot load, Kazakh notes use `simple` and search
- * still works. Serialised by an advisory lock, so replicas starting together do not race.
+ * hunspell-kk). Where they are missing or cannot load, the index goes without their lemmas
+ * (the service's Kazakh stems still serve). Serialised by an advisory lock, so replicas starting together do not race.
  */
 export async function setupTextSearch(pool: pg.Pool, schema: string, log: Logger): Promise<TextSearch> {
   const client = await pool.connect();
@@ -43,7 +45,7 @@ export async function setupTextSearch(pool: pg.Pool, schema: string, log: Logger
         await client.query('rollback');
         log.warn(
           { err: (err as Error).message },
-          'Kazakh dictionary unavailable: Kazakh notes use the simple configuration',
+          'Kazakh dictionary unavailable: the index goes without hunspell-kk lemmas',
         );
       }
     }
@@ -51,12 +53,7 @@ export async function setupTextSearch(pool: pg.Pool, schema: string, log: Logger
     await client.query('select pg_advisory_unlock(hashtext($1))', [`${schema}:kazakh`]).catch(() => {});
     client.release();
   }
-  const kk = kazakh ? `${schema}.kazakh` : 'simple';
-  return {
-    kazakh,
-    configFor: (lang) => (lang === 'ru' ? 'russian' : lang === 'kk' ? kk : 'simple'),
-    queryConfigs: kazakh ? ['russian', kk, 'simple'] : ['russian', 'simple'],
-  };
+  return { kazakh, hunspell: kazakh ? `${schema}.kazakh` : null };
 }
 
 /**
@@ -65,11 +62,11 @@ export async function setupTextSearch(pool: pg.Pool, schema: string, log: Logger
  * `connections` of them are opened and warmed at start, so no tool call pays the load.
  */
 export async function warmConnections(pool: pg.Pool, ts: TextSearch, connections: number): Promise<void> {
-  if (!ts.kazakh) return;
+  if (!ts.hunspell) return;
   (pool as unknown as { options: { idleTimeoutMillis: number } }).options.idleTimeoutMillis = 0;
   const clients = await Promise.all(Array.from({ length: connections }, () => pool.connect()));
   try {
-    await Promise.all(clients.map((c) => c.query(`select to_tsvector($1::regconfig, 'бастау')`, [ts.configFor('kk')])));
+    await Promise.all(clients.map((c) => c.query(`select to_tsvector($1::regconfig, 'бастау')`, [ts.hunspell])));
   } finally {
     for (const c of clients) c.release();
   }

@@ -87,8 +87,8 @@ export class Writer {
   }
 
   private lang(title: string, body: string) {
-    const lang = detectLanguage(`${title}\n${body}`);
-    return { lang, cfg: this.ts.configFor(lang) };
+    // The language is recorded for information; the index covers Russian and Kazakh in every note.
+    return { lang: detectLanguage(`${title}\n${body}`), hunspell: this.ts.hunspell };
   }
 
   /** Records revision, activity and event of a change already written. */

@@ -1,11 +1,25 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { create_note, link, move_folder, move_note, type Principal, recall, search } from '@studium/contracts';
+import {
+  create_note,
+  kb_whoami,
+  link,
+  move_folder,
+  move_note,
+  type Principal,
+  recall,
+  search,
+} from '@studium/contracts';
 import { createTestEnv, type TestEnv } from '@studium/testing';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKnowledge } from '../../../test/support/knowledge.ts';
 import { startEnrollment } from '../../../test/support/stack.ts';
+import { tsQueryText } from '../src/domain/query.ts';
 import { estimateTokens } from '../src/domain/ranking.ts';
+import { parseQuery } from '../src/query-parser.ts';
+import { startReindex } from '../src/reindex.ts';
+import { INDEX_VERSION } from '../src/repositories/note.repository.ts';
 import { SearchRepository } from '../src/repositories/search.repository.ts';
 
 let env: TestEnv;
@@ -75,6 +89,13 @@ async function note(body: string) {
   return r.data.id;
 }
 
+/** The full-text list alone (every word, no typo correction), as search parses the query. */
+async function fullText(query: string, scope: { projects: string[]; owner: string }) {
+  const repo = new SearchRepository(knowledge.db);
+  const parsed = await parseQuery(repo, query, knowledge.app.kb.ts.hunspell);
+  return repo.fullText(tsQueryText(parsed.exact, 'all') as string, scope, 10);
+}
+
 async function find(query: string) {
   const r = await env.bus.request(search, alice, { query });
   if (!r.ok) throw new Error(r.error.code);
@@ -96,13 +117,7 @@ describe('search', () => {
   it('finds a Russian note by other word forms (russian stemming)', async () => {
     expect(knowledge.app.kb.ts.kazakh).toBe(true);
     const scope = { projects: (await knowledge.app.kb.access.projects(alice)).map((p) => p.id), owner: alice.user };
-    const fts = await new SearchRepository(knowledge.db).fullText(
-      'сервером очередью',
-      knowledge.app.kb.ts.queryConfigs,
-      scope,
-      10,
-      'all',
-    );
+    const fts = await fullText('сервером очередью', scope);
     expect(fts[0]).toBe(ru);
     const r = await find('сервером очередью');
     expect(r.results[0]).toMatchObject({
@@ -117,13 +132,7 @@ describe('search', () => {
 
   it('finds a Kazakh note by other word forms (hunspell-kk)', async () => {
     const scope = { projects: (await knowledge.app.kb.access.projects(alice)).map((p) => p.id), owner: alice.user };
-    const fts = await new SearchRepository(knowledge.db).fullText(
-      'мектепте оқушылар мұғалімдер',
-      knowledge.app.kb.ts.queryConfigs,
-      scope,
-      10,
-      'all',
-    );
+    const fts = await fullText('мектепте оқушылар мұғалімдер', scope);
     expect(fts).toEqual([kk]);
     expect((await find('мектепте оқушылар')).results[0].id).toBe(kk);
     const lang = await knowledge.db.selectFrom('notes').select('lang').where('id', '=', kk).executeTakeFirstOrThrow();
@@ -182,6 +191,34 @@ describe('search', () => {
     expect((await find('машина')).results.map((x: { id: string }) => x.id)).not.toContain(leave);
   });
 
+  it('without pgvector, compares vectors only up to the scan limit, then stays on text; whoami says so', async () => {
+    const kb = knowledge.app.kb;
+    const who = await env.bus.request(kb_whoami, alice, {});
+    if (!who.ok) throw new Error(who.error.code);
+    expect(who.data.capabilities).toMatchObject(
+      kb.pgvector
+        ? { vector: true, semantic: 'pgvector', vectorScanLimit: null }
+        : { vector: true, vectorStore: 'column', semantic: 'scan', vectorScanLimit: 200 },
+    );
+    if (kb.pgvector) return;
+    const embedded = await knowledge.db
+      .selectFrom('notes')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('embedding', 'is not', null)
+      .executeTakeFirstOrThrow();
+    const limit = kb.vectorScanLimit;
+    try {
+      kb.vectorScanLimit = Number(embedded.n);
+      expect((await find('машина')).modes).toEqual(['fts', 'trigram', 'vector']);
+      kb.vectorScanLimit = Number(embedded.n) - 1;
+      const r = await find('машина');
+      expect(r.modes).toEqual(['fts', 'trigram']);
+      expect(r.results.map((x: { id: string }) => x.id)).not.toContain(car);
+    } finally {
+      kb.vectorScanLimit = limit;
+    }
+  });
+
   it('keeps working on full text, without error, when the embedding provider fails', async () => {
     embedderDown = true;
     try {
@@ -191,6 +228,39 @@ describe('search', () => {
     } finally {
       embedderDown = false;
     }
+  });
+});
+
+describe('re-indexing notes written before the index of issue 21', () => {
+  it('rebuilds the vector and the vocabulary of old notes at start, without a new version', async () => {
+    const id = await note(
+      '# Бөлшектер сабағы\n\nОқушылар бөлшектерді қосты. Для родителей: повторите сложение дробей.',
+    );
+    // What migration 0003 leaves: the old vector (here the Kazakh configuration alone) and version 0.
+    await sql`update notes set tsv = to_tsvector(${knowledge.app.kb.ts.hunspell ?? 'simple'}::regconfig, body),
+      index_version = 0 where id = ${id}`.execute(knowledge.db);
+    await sql`delete from kb_words`.execute(knowledge.db);
+    const before = await knowledge.db
+      .selectFrom('notes')
+      .select(['version'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect((await find('дроби')).results.map((x: { id: string }) => x.id)).not.toContain(id);
+    await startReindex(knowledge.db, knowledge.app.kb.ts.hunspell, env.log).done;
+    const after = await knowledge.db
+      .selectFrom('notes')
+      .select(['version', 'index_version'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(after).toEqual({ version: before.version, index_version: INDEX_VERSION });
+    expect((await find('дроби')).results.map((x: { id: string }) => x.id)).toContain(id);
+    expect((await find('бөлшек')).results.map((x: { id: string }) => x.id)).toContain(id);
+    const words = await sql<{ n: number }>`select count(*)::int as n from kb_words`.execute(knowledge.db);
+    expect(words.rows[0].n).toBeGreaterThan(0);
+    const left = await sql<{
+      n: number;
+    }>`select count(*)::int as n from notes where index_version < ${INDEX_VERSION}`.execute(knowledge.db);
+    expect(left.rows[0].n).toBe(0);
   });
 });
 

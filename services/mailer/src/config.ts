@@ -2,10 +2,12 @@ import { RELEASE_MAIL_QUEUE } from '@studium/contracts';
 import { BaseConfig } from '@studium/platform';
 import { z } from 'zod';
 
-/** Environment of the mailer: Redis and the queue prefix, SMTP or the .eml directory, the sender. */
+/** Environment of the mailer: Redis and the queue prefix, NATS (deliveries), SMTP or the .eml directory. */
 export const MailerConfig = BaseConfig.pick({
+  NATS_URL: true,
   REDIS_URL: true,
   SUBJECT_PREFIX: true,
+  REQUEST_TIMEOUT_MS: true,
   LOG_LEVEL: true,
   HEALTH_PORT: true,
 }).extend({
@@ -16,6 +18,16 @@ export const MailerConfig = BaseConfig.pick({
   MAIL_DIR: z.string().default('.studium/mail'),
   /** Jobs processed at once by one replica. */
   MAIL_CONCURRENCY: z.coerce.number().int().positive().default(4),
+  /** BullMQ lock of a running job; renewed every half of it, so a dead worker's job is free after it. */
+  MAIL_LOCK_MS: z.coerce.number().int().min(1000).default(15_000),
+  /** How often workers take back jobs whose lock expired. */
+  MAIL_STALLED_INTERVAL_MS: z.coerce.number().int().min(500).default(5_000),
+  /** Stalls a job survives before BullMQ fails it (enrollment re-drives an unsent one anyway). */
+  MAIL_MAX_STALLED: z.coerce.number().int().min(0).default(3),
+  /** How long the mailer retries reporting an outcome to enrollment before the job fails. */
+  MAIL_REPORT_FOR_MS: z.coerce.number().int().positive().default(20_000),
+  /** How long SIGTERM waits for the jobs in hand before the mailer exits anyway. */
+  MAIL_STOP_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
 });
 export type MailerConfig = z.infer<typeof MailerConfig>;
 

@@ -110,6 +110,20 @@ describe('release e-mails over SMTP', () => {
     expect(job?.attemptsMade).toBe(1);
     expect(job?.failedReason).toMatch(/550/);
     expect(received('bounce@t')).toEqual([]);
+    // The delivery is closed as rejected, so it is never driven again; the others as sent.
+    const rows = await enrollment.db
+      .selectFrom('mail_outbox')
+      .select(['job_id', 'outcome', 'detail'])
+      .where('job_id', 'like', `release-mail:${soon}:%`)
+      .orderBy('job_id')
+      .execute();
+    expect(rows.map((r) => [r.job_id.split(':')[2], r.outcome])).toEqual([
+      ['ann@t', 'sent'],
+      ['bob@t', 'sent'],
+      ['bounce@t', 'rejected'],
+      ['flaky@t', 'sent'],
+    ]);
+    expect(rows.find((r) => r.outcome === 'rejected')?.detail).toMatch(/550/);
   });
 
   it('sends nothing more when notified again across a mailer restart', async () => {

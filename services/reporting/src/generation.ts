@@ -17,18 +17,24 @@ export function generationNumber(schema: string): number {
   return Number(m[1]);
 }
 
-/** Creates an empty generation schema with the read-model tables. */
-export async function createGenerationSchema(pool: pg.Pool, schema: string): Promise<void> {
+/** Drops and creates a generation schema with the read-model tables, in the client's open transaction. */
+async function writeGenerationSchema(client: pg.PoolClient, schema: string): Promise<void> {
   generationNumber(schema);
   const ddl = await readFile(READ_MODEL_SQL, 'utf8');
+  await client.query(`drop schema if exists "${schema}" cascade`);
+  await client.query(`create schema "${schema}"`);
+  await client.query(`set local search_path to "${schema}"`);
+  await client.query(ddl);
+}
+
+/** Runs `fn` in one transaction on one client. */
+async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   try {
     await client.query('begin');
-    await client.query(`drop schema if exists "${schema}" cascade`);
-    await client.query(`create schema "${schema}"`);
-    await client.query(`set local search_path to "${schema}"`);
-    await client.query(ddl);
+    const result = await fn(client);
     await client.query('commit');
+    return result;
   } catch (err) {
     await client.query('rollback').catch(() => {});
     throw err;
@@ -37,24 +43,31 @@ export async function createGenerationSchema(pool: pg.Pool, schema: string): Pro
   }
 }
 
-/** Makes sure a generation exists (the first start creates reporting_g1), under an advisory lock. */
-export async function ensureGeneration(db: Kysely<ReportingDb>, pool: pg.Pool): Promise<string> {
-  const client = await pool.connect();
-  try {
-    await client.query('select pg_advisory_lock(hashtext($1))', ['studium.reporting.generation']);
-    const found = await db.selectFrom('generation').select('current').executeTakeFirst();
-    if (found) {
-      await upgradeGeneration(client, found.current);
-      return found.current;
+/** Creates an empty generation schema with the read-model tables. */
+export async function createGenerationSchema(pool: pg.Pool, schema: string): Promise<void> {
+  await inTransaction(pool, (client) => writeGenerationSchema(client, schema));
+}
+
+/**
+ * Makes sure a generation exists (the first start creates reporting_g1): one transaction under a
+ * transaction-level advisory lock, so it works through a transaction pooler (a session lock taken
+ * there would stay on a pooled server connection).
+ */
+export async function ensureGeneration(_db: Kysely<ReportingDb>, pool: pg.Pool): Promise<string> {
+  return inTransaction(pool, async (client) => {
+    await client.query('select pg_advisory_xact_lock(hashtext($1))', ['studium.reporting.generation']);
+    const found = await client.query<{ current: string }>('select current from generation');
+    if (found.rows[0]) {
+      await upgradeGeneration(client, found.rows[0].current);
+      return found.rows[0].current;
     }
     const first = generationSchema(1);
-    await createGenerationSchema(pool, first);
-    await db.insertInto('generation').values({ current: first }).execute();
+    // The pool's own schema (the search path moves to the generation while its tables are made).
+    const home = (await client.query<{ s: string }>('select current_schema() as s')).rows[0].s;
+    await writeGenerationSchema(client, first);
+    await client.query(`insert into "${home.replaceAll('"', '""')}".generation (current) values ($1)`, [first]);
     return first;
-  } finally {
-    await client.query('select pg_advisory_unlock(hashtext($1))', ['studium.reporting.generation']).catch(() => {});
-    client.release();
-  }
+  });
 }
 
 /** The generation the tools read now. */

@@ -3,6 +3,7 @@ import {
   ensureConsumer,
   ensureStream,
   filtersManySubjects,
+  keepWorking,
   type Logger,
   parkDeadLetter,
   platformMetrics,
@@ -133,7 +134,14 @@ export async function startLiveConsumer(deps: {
   };
   // Messages wait here while a batch is being applied; the next batch takes all that arrived.
   const queue: Item[] = [];
+  let inHand: Item[] = [];
   let draining: Promise<void> | null = null;
+  // Up to 512 messages wait here and in the batch in hand: JetStream hears they are being worked
+  // on, so the short ack wait redelivers only a dead replica's events.
+  const held = function* () {
+    for (const item of inHand) yield item.m;
+    for (const item of queue) yield item.m;
+  };
   const observe = (event: EventEnvelope) => {
     const occurred = Date.parse(event.occurred_at);
     if (Number.isFinite(occurred)) lag.observe(Math.max(0, (Date.now() - occurred) / 1000));
@@ -157,6 +165,7 @@ export async function startLiveConsumer(deps: {
     await new Promise((resolve) => setImmediate(resolve));
     while (queue.length) {
       const batch = queue.splice(0, BATCH);
+      inHand = batch;
       try {
         const end = batchSeconds.startTimer();
         const applied = await apply(batch);
@@ -185,9 +194,11 @@ export async function startLiveConsumer(deps: {
         }
       }
     }
+    inHand = [];
   };
   /** Takes the messages of one subscription into batches; ends when the subscription does. */
   const run = async (messages: ConsumerMessages) => {
+    const stopBeat = keepWorking(held);
     try {
       for await (const m of messages) {
         if (wanted && !wanted.some((s) => subjectMatches(s, m.subject))) {
@@ -218,6 +229,7 @@ export async function startLiveConsumer(deps: {
       // The batch in hand finishes before a restart or stop (an ack that no longer reaches a
       // deleted durable only means a redelivery, which `processed` turns into a no-op).
       await draining;
+      stopBeat();
     }
   };
   const supervised = await superviseConsumer({

@@ -49,5 +49,6 @@ export const course_reports = defineTool({
     ),
   }),
   annotations: READ,
+  studentText: ['reports[]'],
   refusals: ['course_not_found', 'unknown_report_kind', 'unknown_report_status'],
 });

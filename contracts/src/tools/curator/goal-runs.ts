@@ -64,5 +64,6 @@ export const goal_runs = defineTool({
     ),
   }),
   annotations: READ,
+  studentText: ['runs[]'],
   refusals: ['course_not_found', 'course_not_released', 'invalid_page'],
 });

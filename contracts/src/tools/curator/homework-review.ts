@@ -68,6 +68,7 @@ export const homework_submission = defineTool({
   }),
   output: ReviewSubmission,
   annotations: READ,
+  studentText: ['', 'versions[]', 'files[]'],
   refusals: ['submission_not_found'],
 });
 
@@ -86,6 +87,7 @@ export const return_homework = defineTool({
   }),
   output: ReviewSubmission,
   annotations: WRITE,
+  studentText: ['', 'versions[]', 'files[]'],
   refusals: REVIEW_REFUSALS,
 });
 
@@ -104,6 +106,7 @@ export const accept_homework = defineTool({
   }),
   output: ReviewSubmission,
   annotations: WRITE,
+  studentText: ['', 'versions[]', 'files[]'],
   refusals: ['submission_not_found', 'invalid_transition'],
 });
 
@@ -122,5 +125,6 @@ export const cancel_acceptance = defineTool({
   }),
   output: ReviewSubmission,
   annotations: WRITE,
+  studentText: ['', 'versions[]', 'files[]'],
   refusals: REVIEW_REFUSALS,
 });

@@ -4,7 +4,7 @@ import { defineTool, READ } from '../../tool.ts';
 import { StudentNote } from '../student/my-notes.ts';
 import { ActivityView, ProjectArg, ProjectView } from './shapes.ts';
 
-/** start_session: profile, projects, the project's compact index, the delta since the last visit, knownValues. */
+/** start_session: profile, projects, the project's compact index, the delta since the caller's last change, knownValues (a pure read). */
 export const start_session = defineTool({
   name: 'start_session',
   surface: 'kb',
@@ -12,9 +12,9 @@ export const start_session = defineTool({
   title: 'Сессияны бастау',
   description:
     'Жаңа сессияда бірінші шақырылады. Бір сұрауда: пайдаланушы профилі (әрқашан), қолжетімді жобалар, ал project берілсе — ' +
-    'жобаның ықшам индексі (жазба саны мен жоғарғы деңгейдегі қалталар), өткен визиттен бергі өзгерістер дельтасы және knownValues ' +
+    'жобаның ықшам индексі (жазба саны мен жоғарғы деңгейдегі қалталар), сіздің жобадағы соңғы өзгерісіңізден бергі (ондай болмаса — соңғы 7 күндегі) өзгерістер дельтасы және knownValues ' +
     '(қолданыстағы категориялар, тегтер мен түрлер сөздігі). Профильде memory — remember_about_user жазған фактілер, санат бойынша. ' +
-    'Дельтада ең көбі 50 соңғы өзгеріс: total — барлығы, more: true болса қалғанын rest айтады. Идемпотентті; шақыру міндетті емес — тек контекст азырақ болады.',
+    'Дельтада ең көбі 50 соңғы өзгеріс: total — барлығы, more: true болса қалғанын rest айтады. Ештеңе жазбайды, идемпотентті; шақыру міндетті емес — тек контекст азырақ болады.',
   input: z.object({ project: ProjectArg.optional() }),
   output: z.looseObject({
     profile: z.looseObject({

@@ -5,6 +5,7 @@ import {
   chatModelStatus,
   chatThreadMessages,
   isChatUser,
+  type Principal,
 } from '@studium/contracts';
 import type { Bus, Logger } from '@studium/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -105,10 +106,19 @@ export async function registerChatRoutes(app: ChatHost, deps: ChatRouteDeps): Pr
       }
     };
 
-    chat.post('/v1/ai-chat/stream', { bodyLimit: 256 * 1024 }, async (request, reply) => {
+    // The token is checked before the body is read: no token is 401 (not 422), and an
+    // unauthenticated client cannot make the edge read and parse bodies.
+    const streams = new WeakMap<FastifyRequest, { principal: Principal; startedAt: number }>();
+    const streamAuth = async (request: FastifyRequest, reply: FastifyReply) => {
       const startedAt = performance.now();
       const principal = await caller(request, reply, 'stream', true);
       if (!principal) return reply;
+      streams.set(request, { principal, startedAt });
+    };
+    chat.post('/v1/ai-chat/stream', { bodyLimit: 256 * 1024, onRequest: streamAuth }, async (request, reply) => {
+      const authed = streams.get(request);
+      if (!authed) return sendChatError(reply, 401, 'Нет токена или он недействителен: войдите заново');
+      const { principal, startedAt } = authed;
       const body = StreamBody.safeParse(request.body);
       if (!body.success) {
         metrics.requests.labels('stream', '422').inc();

@@ -7,6 +7,7 @@ import type { EdgeConfig } from '../config.ts';
 import { RateLimiter } from '../rate-limit.ts';
 import { sweepExpired } from './adapter.ts';
 import { createProvider } from './provider.ts';
+import { parseRedirectPolicy } from './redirect.ts';
 import { announceUserChanged, type EdgeFastify, registerOAuth, resourceMetadataUrl } from './routes.ts';
 
 /** The edge's OAuth side: the authorization server and what the endpoints need to check its tokens. */
@@ -19,11 +20,18 @@ export async function setupOAuth(
   const base = config.PUBLIC_URL.replace(/\/$/, '');
   const issuer = (config.OAUTH_ISSUER || `${base}/oauth`).replace(/\/$/, '');
   const resources = Object.fromEntries(paths.map((p) => [p, `${base}${p}`]));
+  const origins = resourceOrigins(base, config.OAUTH_RESOURCE_ORIGINS);
+  const suffix = base.slice(new URL(base).origin.length);
+  const resourceAliases = Object.fromEntries(
+    origins.flatMap((o) => paths.map((p) => [`${o}${suffix}${p}`, `${base}${p}`])).filter(([a, r]) => a !== r),
+  );
   const provider = await createProvider(deps.db, {
     issuer,
     resources: Object.values(resources),
+    resourceAliases,
     publicBase: base,
-    redirectRules: config.OAUTH_REDIRECT_RULES,
+    redirects: parseRedirectPolicy(config.OAUTH_REDIRECTS),
+    corsOrigins: config.OAUTH_CORS_ORIGINS,
     accessTokenTtlS: config.OAUTH_ACCESS_TTL_S,
     refreshTokenTtlS: config.OAUTH_REFRESH_TTL_S,
     trustProxy: config.TRUST_PROXY,
@@ -65,9 +73,26 @@ export async function setupOAuth(
           1,
         ),
         resources,
+        origins,
         issuer,
+        corsOrigins: config.OAUTH_CORS_ORIGINS,
         onUserChanged: (user) => announceUserChanged(deps.bus, user),
       }),
     stop: () => clearInterval(sweep),
   };
+}
+
+const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
+
+/**
+ * The origins the edge answers resource metadata for: its own, the configured ones, and for a
+ * loopback PUBLIC_URL the other loopback spellings on the same port (a local client may use either).
+ */
+export function resourceOrigins(base: string, extra: string[]): string[] {
+  const url = new URL(base);
+  const out = new Set([url.origin, ...extra.map((o) => new URL(o).origin)]);
+  if (LOOPBACK_NAMES.includes(url.hostname)) {
+    for (const name of LOOPBACK_NAMES) out.add(`${url.protocol}//${name}${url.port ? `:${url.port}` : ''}`);
+  }
+  return [...out];
 }

@@ -19,18 +19,50 @@ ul{padding-left:1.2rem}li{margin:.3rem 0}
 </style></head><body>${body}</body></html>`;
 }
 
-/** What each scope allows, in plain words. */
-export const SCOPE_WORDS: Record<string, string> = {
-  read: 'видеть ваши курсы, уроки, прогресс и каталог',
-  write: 'действовать от вашего имени: записываться на курсы, проходить уроки и квизы, менять учебное пространство',
-  offline_access: 'оставаться подключённым, пока вы не отзовёте доступ',
+/** What each scope allows at each endpoint, in plain words (the endpoints' tools differ). */
+export const SCOPE_WORDS: Record<string, Record<string, string>> = {
+  '/mcp': {
+    read: 'видеть ваши курсы, уроки, прогресс и каталог',
+    write:
+      'действовать от вашего имени как ученик: записываться на курсы, проходить уроки и квизы, сдавать домашние работы',
+  },
+  '/authoring': {
+    read: 'видеть ваши курсы как автора: релизы, заметки, отчёты и ответы учеников',
+    write:
+      'действовать от вашего имени как автор: проверять домашние работы, вести заметки и отвечать на отчёты по курсам',
+  },
+  '/kb': {
+    read: 'читать вашу базу знаний: проекты, заметки и поиск по ним',
+    write: 'писать в вашу базу знаний: создавать и менять заметки и связи между ними',
+  },
 };
+const STAY_CONNECTED = 'оставаться подключённым, пока вы не отзовёте доступ';
+
+/** What the consent page says about the request (all of it from the client, except `user`). */
+export interface ConsentView {
+  uid: string;
+  /** The client's own client_name (anyone can register any name), or its client_id. */
+  clientName: string;
+  user: string;
+  scopes: string[];
+  /** The endpoint asked for (`/mcp`, `/authoring`, `/kb`) and its URL. */
+  endpoint: string;
+  resource: string;
+  /** Where the authorization code will be sent: the redirect URI's host. */
+  redirectHost: string;
+}
+
+function clientLines(v: Pick<ConsentView, 'clientName' | 'redirectHost'>): string {
+  return `<p>Приложение <b>${esc(v.clientName)}</b> <span class="muted">(название указало само приложение)</span></p>
+<p>Код доступа будет отправлен на адрес: <b id="redirect-host">${esc(v.redirectHost)}</b></p>
+<p class="muted">Разрешайте, только если узнаёте этот адрес.</p>`;
+}
 
 export function loginPage(uid: string, clientName: string, error?: string, login = ''): string {
   return page(
     'Вход',
     `<h1>Вход в Studium</h1>
-<p>Приложение <b>${esc(clientName)}</b> просит доступ к вашему аккаунту.</p>
+<p>Приложение <b>${esc(clientName)}</b> <span class="muted">(название указало само приложение)</span> просит доступ к вашему аккаунту.</p>
 ${error ? `<p class="error" role="alert">${esc(error)}</p>` : ''}
 <form method="post" action="/signin/${esc(uid)}/login" autocomplete="on">
 <label for="login">Логин (e-mail)</label><input id="login" name="login" type="text" required value="${esc(login)}" autocomplete="username">
@@ -42,19 +74,33 @@ ${error ? `<p class="error" role="alert">${esc(error)}</p>` : ''}
   );
 }
 
-export function consentPage(uid: string, clientName: string, user: string, scopes: string[], resource: string): string {
-  const items = scopes
-    .filter((s) => SCOPE_WORDS[s])
-    .map((s) => `<li>${esc(SCOPE_WORDS[s] as string)}</li>`)
+export function consentPage(v: ConsentView): string {
+  const words = SCOPE_WORDS[v.endpoint] ?? {};
+  const items = v.scopes
+    .map((sc) => (sc === 'offline_access' ? STAY_CONNECTED : words[sc]))
+    .filter(Boolean)
+    .map((w) => `<li>${esc(w as string)}</li>`)
     .join('');
   return page(
     'Разрешение',
     `<h1>Разрешить доступ?</h1>
-<p>Приложение <b>${esc(clientName)}</b> сможет от имени <b>${esc(user)}</b>:</p>
-<ul>${items || '<li>только узнать, кто вы</li>'}</ul>
-<p class="muted">Адрес: ${esc(resource)}. Отозвать доступ может администратор платформы.</p>
-<form method="post" action="/signin/${esc(uid)}/consent"><button type="submit" id="allow">Разрешить</button></form>
-<form method="post" action="/signin/${esc(uid)}/abort"><button type="submit" id="deny">Отказать</button></form>`,
+${clientLines(v)}
+<p>Оно сможет от имени <b>${esc(v.user)}</b>:</p>
+<ul id="scopes">${items || '<li>только узнать, кто вы</li>'}</ul>
+<p class="muted">Доступ к: ${esc(v.resource)}. Отозвать доступ может администратор платформы.</p>
+<form method="post" action="/signin/${esc(v.uid)}/consent"><button type="submit" id="allow">Разрешить</button></form>
+<form method="post" action="/signin/${esc(v.uid)}/abort"><button type="submit" id="deny">Отказать</button></form>`,
+  );
+}
+
+/** The authoring endpoint asked for by a user who is no author: nothing to allow, only go back. */
+export function authorRequiredPage(v: ConsentView): string {
+  return page(
+    'Нет доступа',
+    `<h1>Доступ к авторским инструментам недоступен</h1>
+${clientLines(v)}
+<p class="error" role="alert">У учётной записи <b>${esc(v.user)}</b> нет роли автора, поэтому доступ к ${esc(v.resource)} выдать нельзя.</p>
+<form method="post" action="/signin/${esc(v.uid)}/abort"><button type="submit" id="deny">Вернуться в приложение</button></form>`,
   );
 }
 

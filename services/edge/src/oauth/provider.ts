@@ -4,6 +4,7 @@ import Provider, { type Configuration, errors, type KoaContextWithOIDC } from 'o
 import type { EdgeDb } from '../audit.ts';
 import { pgAdapter } from './adapter.ts';
 import { logoutPage, pageError } from './pages.ts';
+import { type RedirectPolicy, redirectRefusal, registeredMatch } from './redirect.ts';
 
 /** Scopes of the platform: `read` calls read-only tools, `write` every tool (as API tokens' scopes). */
 export const SCOPES = ['read', 'write'] as const;
@@ -13,10 +14,17 @@ export interface OAuthSettings {
   issuer: string;
   /** Protected resources (one per MCP endpoint): their URLs are the tokens' audiences. */
   resources: string[];
+  /**
+   * Other spellings of the resources a client may name (`http://localhost:8080/mcp` when the
+   * edge's URL is `http://127.0.0.1:8080`): each maps to its resource, the token's audience.
+   */
+  resourceAliases: Record<string, string>;
   /** Where the sign-in and consent pages live (`<base>/signin/<uid>`). */
   publicBase: string;
-  /** Glob rules a registered redirect URI must match (`*` = any run of characters). */
-  redirectRules: string[];
+  /** What a redirect URI may be (redirect.ts). */
+  redirects: RedirectPolicy;
+  /** Browser origins (hosted assistants) allowed to call the token and revocation endpoints. */
+  corsOrigins: string[];
   accessTokenTtlS: number;
   refreshTokenTtlS: number;
   /** Behind a TLS-terminating proxy: trust X-Forwarded-Proto/Host. */
@@ -40,21 +48,12 @@ export async function loadKeys(db: Kysely<EdgeDb>): Promise<{ jwks: { keys: unkn
   return { jwks: row.jwks as { keys: unknown[] }, cookieKeys: row.cookie_keys as string[] };
 }
 
-/** True when the URI matches one of the rules (`*` matches any run of characters). */
-export function redirectAllowed(uri: string, rules: string[]): boolean {
-  return rules.some((rule) => {
-    const pattern = rule
-      .split('*')
-      .map((part) => part.replace(/[.+?^${}()|[\]\\/]/g, '\\$&'))
-      .join('.*');
-    return new RegExp(`^${pattern}$`).test(uri);
-  });
-}
-
 /** oidc-provider configured as Studium's authorization server (OAuth 2.1 profile for MCP). */
 export async function createProvider(db: Kysely<EdgeDb>, s: OAuthSettings): Promise<Provider> {
   const { jwks, cookieKeys } = await loadKeys(db);
   const resources = new Set(s.resources);
+  const canonical = (indicator: string) => s.resourceAliases[indicator] ?? indicator;
+  const corsOrigins = new Set(s.corsOrigins);
   const configuration: Configuration = {
     adapter: pgAdapter(db),
     jwks: jwks as Configuration['jwks'],
@@ -63,20 +62,32 @@ export async function createProvider(db: Kysely<EdgeDb>, s: OAuthSettings): Prom
     claims: { openid: ['sub'], profile: ['name'] },
     findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub }) }),
     pkce: { required: () => true },
+    // The authorization code flow only: no implicit or hybrid response types are offered.
+    responseTypes: ['code'],
+    // Token and revocation calls from a browser: the configured hosted assistants' origins, and a
+    // public client's own redirect origins (oidc-provider's default rule).
+    clientBasedCORS: (_ctx, origin, client) =>
+      origin !== 'null' &&
+      (corsOrigins.has(origin) ||
+        (client.clientAuthMethod === 'none' &&
+          (client.redirectUris ?? []).some((uri) => URL.parse(uri)?.origin === origin))),
     clientDefaults: {
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: 'none',
     },
-    // Every registered client's redirect URIs must match the deployment's rules.
+    // Every client's redirect URIs (registered or from a metadata document) must pass the rules.
     extraClientMetadata: {
       properties: ['studium_redirect_check'],
       validator(_ctx, key, _value, metadata) {
         if (key !== 'studium_redirect_check') return;
         for (const uri of (metadata.redirect_uris as string[] | undefined) ?? []) {
-          if (!redirectAllowed(uri, s.redirectRules)) {
-            throw new errors.InvalidRedirectUri(`redirect_uri ${uri} is not allowed by this server's rules`);
-          }
+          const refusal = redirectRefusal(String(uri), s.redirects);
+          if (refusal) throw new errors.InvalidRedirectUri(`redirect_uri refused: ${refusal}`);
+        }
+        for (const uri of (metadata.post_logout_redirect_uris as string[] | undefined) ?? []) {
+          const refusal = redirectRefusal(String(uri), s.redirects);
+          if (refusal) throw new errors.InvalidClientMetadata(`post_logout_redirect_uri refused: ${refusal}`);
         }
       },
     },
@@ -101,10 +112,10 @@ export async function createProvider(db: Kysely<EdgeDb>, s: OAuthSettings): Prom
         defaultResource: async (_ctx, _client, oneOf) => oneOf ?? s.resources[0],
         useGrantedResource: async () => true,
         getResourceServerInfo: async (_ctx, indicator) => {
-          if (!resources.has(indicator)) throw new errors.InvalidTarget('unknown resource');
+          if (!resources.has(canonical(indicator))) throw new errors.InvalidTarget('unknown resource');
           return {
             scope: SCOPES.join(' '),
-            audience: indicator,
+            audience: canonical(indicator),
             accessTokenTTL: s.accessTokenTtlS,
             accessTokenFormat: 'opaque',
           };
@@ -130,5 +141,19 @@ export async function createProvider(db: Kysely<EdgeDb>, s: OAuthSettings): Prom
   };
   const provider = new Provider(s.issuer, configuration);
   provider.proxy = s.trustProxy;
+  // At authorization the redirect URI is checked again (rules may have narrowed since the client
+  // registered) and compared with the registered ones as parsed URLs (loopback: any port).
+  const client = provider.Client.prototype as unknown as {
+    redirectUris: string[];
+    postLogoutRedirectUris?: string[];
+    redirectUriAllowed(uri: string): boolean;
+    postLogoutRedirectUriAllowed(uri: string): boolean;
+  };
+  client.redirectUriAllowed = function (this: typeof client, uri: string) {
+    return redirectRefusal(uri, s.redirects) === null && registeredMatch(uri, this.redirectUris ?? []);
+  };
+  client.postLogoutRedirectUriAllowed = function (this: typeof client, uri: string) {
+    return redirectRefusal(uri, s.redirects) === null && registeredMatch(uri, this.postLogoutRedirectUris ?? []);
+  };
   return provider;
 }

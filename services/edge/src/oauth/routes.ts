@@ -1,12 +1,12 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { PRINCIPAL_CHANGED, verifyPassword } from '@studium/contracts';
+import { PRINCIPAL_CHANGED } from '@studium/contracts';
 import type { Bus, Logger } from '@studium/platform';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { AuditLog } from '../audit.ts';
 import type { RateLimiter } from '../rate-limit.ts';
-import { consentPage, loginPage, pageError } from './pages.ts';
 import { SCOPES } from './provider.ts';
+import { registerSignin } from './signin.ts';
 
 /** The edge's fastify instance (its logger is the platform's pino logger). */
 export type EdgeFastify = FastifyInstance<Server, IncomingMessage, ServerResponse, Logger>;
@@ -21,7 +21,11 @@ export interface OAuthRouteDeps {
   addressLimiter: RateLimiter;
   /** Protected resources by endpoint path (`/mcp` → `https://host/mcp`). */
   resources: Record<string, string>;
+  /** Origins clients may reach the edge by; resource metadata names the one asked at. */
+  origins: string[];
   issuer: string;
+  /** Browser origins (hosted assistants) allowed to register clients (CORS). */
+  corsOrigins: string[];
   /** Called when a user's grants change, so cached tokens are dropped on every replica. */
   onUserChanged?: (user: string) => void;
 }
@@ -37,8 +41,17 @@ export function isOAuthPath(url: string): boolean {
   return url.startsWith('/.well-known/') || url.startsWith('/oauth/') || url.startsWith('/signin/');
 }
 
-function form(request: FastifyRequest): Record<string, string> {
-  return (request.body ?? {}) as Record<string, string>;
+/** The scope of an authorization request that names none (what the endpoints' challenges ask for). */
+export const DEFAULT_SCOPE = 'read write';
+
+/** An authorization request (`GET /auth?…`) without a scope gets the default one instead of access_denied. */
+function withDefaultScope(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0 || url.slice(0, q) !== '/auth') return url;
+  const params = new URLSearchParams(url.slice(q + 1));
+  if (params.get('scope')?.trim()) return url;
+  params.set('scope', DEFAULT_SCOPE);
+  return `/auth?${params}`;
 }
 
 /**
@@ -47,14 +60,71 @@ function form(request: FastifyRequest): Record<string, string> {
  */
 export async function registerOAuth(app: EdgeFastify, deps: OAuthRouteDeps): Promise<void> {
   const { provider } = deps;
-  const mount = new URL(deps.issuer).pathname.replace(/\/$/, '');
+  const issuerUrl = new URL(deps.issuer);
+  const mount = issuerUrl.pathname.replace(/\/$/, '');
   const callback = provider.callback();
-  const toProvider = (request: FastifyRequest, reply: FastifyReply, url: string) => {
+  const corsOrigins = new Set(deps.corsOrigins);
+  const toProvider = (request: FastifyRequest, reply: FastifyReply, path: string) => {
+    const origin = request.headers.origin;
+    if (path === '/reg' && origin && corsOrigins.has(origin)) {
+      // Hosted assistants that register from the browser (oidc-provider gives registration no CORS).
+      reply.raw.setHeader('access-control-allow-origin', origin);
+      reply.raw.setHeader('vary', 'Origin');
+      if (request.method === 'OPTIONS') {
+        return reply
+          .code(204)
+          .header('access-control-allow-methods', 'POST')
+          .header('access-control-allow-headers', 'content-type, authorization')
+          .send();
+      }
+    }
     reply.hijack();
+    const url = request.method === 'GET' ? withDefaultScope(path) : path;
     const raw = request.raw as typeof request.raw & { originalUrl?: string };
     raw.originalUrl = `${mount}${url}`;
     raw.url = url;
+    // One issuer, one origin for the sign-in session's cookies: whichever allowed Host the client
+    // used, the authorization server's URLs (metadata endpoints, redirects) name the issuer's.
+    raw.headers.host = issuerUrl.host;
+    if (provider.proxy) {
+      raw.headers['x-forwarded-host'] = issuerUrl.host;
+      raw.headers['x-forwarded-proto'] = issuerUrl.protocol.slice(0, -1);
+    }
     callback(raw, reply.raw);
+  };
+  const origins = new Set(deps.origins);
+  const baseSuffix = (() => {
+    const first = new URL(Object.values(deps.resources)[0] as string);
+    const path = Object.keys(deps.resources)[0] as string;
+    return first.pathname.slice(0, first.pathname.length - path.length);
+  })();
+  /** The origin a request reached the edge by, when it is one of the allowed ones. */
+  const requestOrigin = (request: FastifyRequest): string | null => {
+    const o = `${request.protocol}://${request.host}`.toLowerCase();
+    return origins.has(o) ? o : null;
+  };
+  // The endpoints' 401 challenges name the metadata URL on the issuer's origin; a client that came
+  // by another allowed spelling (localhost for 127.0.0.1) gets it on its own, so the resource the
+  // metadata names is the URL it connected to (clients check that).
+  const canonicalOrigin = new URL(Object.values(deps.resources)[0] as string).origin;
+  app.addHook('onSend', async (request, reply, payload) => {
+    const challenge = reply.getHeader('www-authenticate');
+    if (typeof challenge !== 'string' || !challenge.includes('resource_metadata=')) return payload;
+    const origin = requestOrigin(request);
+    if (origin && origin !== canonicalOrigin) {
+      reply.header(
+        'www-authenticate',
+        challenge.replaceAll(`resource_metadata="${canonicalOrigin}/`, `resource_metadata="${origin}/`),
+      );
+    }
+    return payload;
+  });
+  /** The endpoint path a resource indicator names (any allowed origin), or null. */
+  const endpointOf = (indicator: string): string | null => {
+    const u = URL.parse(indicator);
+    if (!u || !origins.has(u.origin) || u.search || u.hash) return null;
+    const path = u.pathname.slice(baseSuffix.length);
+    return u.pathname.startsWith(baseSuffix) && deps.resources[path] ? path : null;
   };
 
   provider.on('grant.revoked', (ctx, grantId) => {
@@ -101,136 +171,27 @@ export async function registerOAuth(app: EdgeFastify, deps: OAuthRouteDeps): Pro
       .header('access-control-allow-origin', '*')
       .header('access-control-allow-headers', 'mcp-protocol-version, authorization, content-type')
       .header('access-control-allow-methods', 'GET, OPTIONS');
-  const firstResource = Object.values(deps.resources)[0] as string;
-  for (const [path, resource] of [['', firstResource], ...Object.entries(deps.resources)] as [string, string][]) {
-    app.get(`/.well-known/oauth-protected-resource${path}`, async (_request, reply) => cors(reply).send(prm(resource)));
+  const firstPath = Object.keys(deps.resources)[0] as string;
+  for (const [path, endpoint] of [['', firstPath], ...Object.keys(deps.resources).map((p) => [p, p])] as [
+    string,
+    string,
+  ][]) {
+    // The resource as the client spelled the edge's origin (localhost or 127.0.0.1): clients check
+    // that it is the URL they connected to.
+    const resourceAt = (request: FastifyRequest) => {
+      const origin = requestOrigin(request);
+      return origin ? `${origin}${baseSuffix}${endpoint}` : (deps.resources[endpoint] as string);
+    };
+    app.get(`/.well-known/oauth-protected-resource${path}`, async (request, reply) =>
+      cors(reply).send(prm(resourceAt(request))),
+    );
     app.options(`/.well-known/oauth-protected-resource${path}`, async (_request, reply) =>
       cors(reply).code(204).send(),
     );
   }
 
   // Sign-in, consent and sign-out pages.
-  await app.register(async (scope) => {
-    scope.addContentTypeParser(
-      'application/x-www-form-urlencoded',
-      { parseAs: 'string', bodyLimit: 8192 },
-      (_r, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
-    );
-    const html = (reply: FastifyReply, status: number, body: string) =>
-      reply
-        .code(status)
-        .type('text/html; charset=utf-8')
-        .header('cache-control', 'no-store')
-        .header('x-frame-options', 'DENY')
-        .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
-        .send(body);
-    const details = async (request: FastifyRequest, reply: FastifyReply) => {
-      try {
-        const interaction = await provider.interactionDetails(request.raw, reply.raw);
-        const client = await provider.Client.find(String(interaction.params.client_id));
-        return { interaction, clientName: client?.clientName ?? String(interaction.params.client_id) };
-      } catch {
-        return null;
-      }
-    };
-    const expired = (reply: FastifyReply) =>
-      html(reply, 400, pageError('interaction_expired', 'страница входа устарела, начните подключение заново'));
-    const finish = async (request: FastifyRequest, reply: FastifyReply, result: Record<string, unknown>) => {
-      const to = await provider.interactionResult(request.raw, reply.raw, result, { mergeWithLastSubmission: false });
-      return reply.code(303).header('location', to).send();
-    };
-
-    scope.get<{ Params: { uid: string } }>('/signin/:uid', async (request, reply) => {
-      const d = await details(request, reply);
-      if (!d || d.interaction.uid !== request.params.uid) return expired(reply);
-      const { interaction, clientName } = d;
-      if (interaction.prompt.name === 'login') return html(reply, 200, loginPage(interaction.uid, clientName));
-      const requested = String(interaction.params.scope ?? '')
-        .split(' ')
-        .filter(Boolean);
-      const resource = String(interaction.params.resource ?? Object.values(deps.resources)[0]);
-      return html(
-        reply,
-        200,
-        consentPage(interaction.uid, clientName, String(interaction.session?.accountId), requested, resource),
-      );
-    });
-
-    scope.post<{ Params: { uid: string } }>('/signin/:uid/login', async (request, reply) => {
-      const d = await details(request, reply);
-      if (!d || d.interaction.uid !== request.params.uid || d.interaction.prompt.name !== 'login')
-        return expired(reply);
-      const { login = '', password = '' } = form(request);
-      const user = login.trim().slice(0, 320);
-      const byLogin = await deps.loginLimiter.check(`login:${user.toLowerCase()}`);
-      const byAddress = await deps.addressLimiter.check(request.ip);
-      if (!byLogin.allowed || !byAddress.allowed) {
-        const wait = Math.max(byLogin.allowed ? 0 : byLogin.retryAfter, byAddress.allowed ? 0 : byAddress.retryAfter);
-        reply.header('retry-after', String(wait));
-        return html(
-          reply,
-          429,
-          loginPage(d.interaction.uid, d.clientName, `Слишком много попыток входа. Повторите через ${wait} с.`, user),
-        );
-      }
-      const result = await deps.bus
-        .request(verifyPassword, null, { login: user, password: password.slice(0, 200) })
-        .catch(() => null);
-      if (!result) {
-        return html(
-          reply,
-          503,
-          loginPage(d.interaction.uid, d.clientName, 'Сервис входа сейчас недоступен. Попробуйте позже.', user),
-        );
-      }
-      if (!result.ok) {
-        void deps.audit.record({
-          kind: 'oauth_login_failed',
-          user: user || null,
-          endpoint: 'oauth',
-          detail: { ip: request.ip },
-        });
-        return html(reply, 401, loginPage(d.interaction.uid, d.clientName, 'Неверный логин или пароль.', user));
-      }
-      return finish(request, reply, { login: { accountId: result.data.user } });
-    });
-
-    scope.post<{ Params: { uid: string } }>('/signin/:uid/consent', async (request, reply) => {
-      const d = await details(request, reply);
-      if (!d || d.interaction.uid !== request.params.uid || d.interaction.prompt.name !== 'consent')
-        return expired(reply);
-      const { interaction } = d;
-      const accountId = String(interaction.session?.accountId);
-      const clientId = String(interaction.params.client_id);
-      const grant = interaction.grantId
-        ? ((await provider.Grant.find(interaction.grantId)) ?? new provider.Grant({ accountId, clientId }))
-        : new provider.Grant({ accountId, clientId });
-      const missing = interaction.prompt.details as {
-        missingOIDCScope?: string[];
-        missingResourceScopes?: Record<string, string[]>;
-      };
-      if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
-      for (const [resource, scopes] of Object.entries(missing.missingResourceScopes ?? {})) {
-        grant.addResourceScope(resource, scopes.join(' '));
-      }
-      const grantId = await grant.save();
-      await deps.audit.record({
-        kind: 'oauth_grant',
-        user: accountId,
-        endpoint: 'oauth',
-        detail: { client: clientId, grantId, resources: missing.missingResourceScopes ?? {} },
-      });
-      return finish(request, reply, { consent: { grantId } });
-    });
-
-    scope.post<{ Params: { uid: string } }>('/signin/:uid/abort', async (request, reply) => {
-      const d = await details(request, reply);
-      if (!d || d.interaction.uid !== request.params.uid) return expired(reply);
-      return finish(request, reply, { error: 'access_denied', error_description: 'пользователь отказал в доступе' });
-    });
-
-    scope.get('/signout', async (_request, reply) => reply.redirect(`${deps.issuer}/session/end`));
-  });
+  await registerSignin(app, deps, endpointOf);
 }
 
 /** Announces on NATS that a user's tokens changed, so every edge replica drops its cached principals. */

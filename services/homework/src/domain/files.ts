@@ -12,9 +12,16 @@ interface AcceptedType {
 const startsWith = (head: Uint8Array, bytes: number[], at = 0) => bytes.every((b, i) => head[at + i] === b);
 const ZIP = [0x50, 0x4b, 0x03, 0x04];
 
-/** Plain text: valid UTF-8 without NUL or other control bytes (tab, CR, LF allowed). */
+/**
+ * Markup a browser would run or render (HTML, SVG, XML): not plain text, whatever the name says —
+ * HTML saved as .txt or SVG as .md is file_rejected.
+ */
+const MARKUP = /<\s*(!doctype|html|head|body|script|svg|iframe|object|embed|meta|style|\?xml)\b/i;
+
+/** Plain text: valid UTF-8 without NUL or other control bytes (tab, CR, LF allowed), and not markup. */
 function isText(head: Uint8Array): boolean {
   for (const b of head) if (b === 0 || (b < 0x20 && b !== 9 && b !== 10 && b !== 13)) return false;
+  if (MARKUP.test(Buffer.from(head).toString('latin1'))) return false;
   try {
     // A multi-byte character cut at the end of the head is not an error.
     new TextDecoder('utf-8', { fatal: true }).decode(head, { stream: true });
@@ -112,6 +119,13 @@ export function checkLimits(offered: OfferedFile[], existing: number) {
   const total = offered.reduce((n, f) => n + f.size, 0);
   if (total > LIMITS.homeworkBatchBytes) return answerTooLarge({ batchBytes: total });
   return null;
+}
+
+/** The per-student quota (LIMITS.homeworkQuotaBytes): the refusal when the new files would pass it. */
+export function checkQuota(usedBytes: number, offered: OfferedFile[]) {
+  const adding = offered.reduce((n, f) => n + f.size, 0);
+  if (usedBytes + adding <= LIMITS.homeworkQuotaBytes) return null;
+  return answerTooLarge({ quota: LIMITS.homeworkQuotaBytes, used: usedBytes, adding });
 }
 
 /** The type refusal: the platform does not take this file. */

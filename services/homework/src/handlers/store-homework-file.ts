@@ -5,11 +5,13 @@ import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { type CourseGateway, caller } from '../courses.ts';
 import type { HomeworkDb } from '../db.ts';
-import { checkLimits, fileRejected, sniffType } from '../domain/files.ts';
+import { fileRejected, sniffType } from '../domain/files.ts';
 import type { FileStore } from '../file-store.ts';
 import { answerMode, fileMissing, invalidFiles, noHomework } from '../refusals.ts';
+import { SubmissionRepository } from '../repositories/submission.repository.ts';
 import { saveVersion } from '../submit.ts';
 import type { UrlSigner } from '../views.ts';
+import { offerRefusal } from './check-homework-files.ts';
 
 const StagedFiles = z.array(StagedFile);
 type Kept = StoredStagedFile;
@@ -40,12 +42,15 @@ export function storeHomeworkFileHandler(deps: {
       const files: Array<{ id: string; object: string; name: string; type: string; size: number; sha256: string }> = [];
       return saveVersion(deps.db, deps.signer, at, who.user, {
         files,
-        check: async (_row, existing) => {
-          const limits = checkLimits(
-            staged.map((f) => ({ name: f.name, size: f.size })),
+        check: async (row, existing) => {
+          // On the locked row: two uploads to one answer cannot both pass the count (the quota sums
+          // committed files, so uploads to two answers at once may pass it by one batch).
+          const refused = offerRefusal(
+            staged,
             existing,
+            await new SubmissionRepository(deps.db).storedBytes(row.user_id),
           );
-          if (limits) return limits;
+          if (refused) return refused;
           for (const f of staged) {
             const type = sniffType(f.name, Buffer.from(f.head, 'base64'));
             if (!type) return fileRejected(f.name);

@@ -162,6 +162,17 @@ export class SubmissionRepository {
     if (files.length) await this.db.insertInto('files').values(files).execute();
   }
 
+  /** Bytes of every file the student keeps (all answers, all versions): the quota's use. */
+  async storedBytes(user: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('files')
+      .innerJoin('submissions', 'submissions.id', 'files.submission')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<string>('files.size'), eb.lit(0)).as('bytes'))
+      .where('submissions.user_id', '=', user)
+      .executeTakeFirst();
+    return Number(row?.bytes ?? 0);
+  }
+
   /** Files of a submission in upload order. */
   async files(submission: string): Promise<FileRow[]> {
     return this.db

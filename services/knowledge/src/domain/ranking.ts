@@ -18,6 +18,17 @@ export function fuse(lists: string[][]): Array<{ id: string; score: number }> {
     .sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
 }
 
+/**
+ * The fused list with the ids in `first` ahead of the others, each part keeping its order; a score
+ * of the second part is capped at the lowest of the first, so scores still fall down the list.
+ */
+export function below(fused: Array<{ id: string; score: number }>, first: Set<string>) {
+  const ahead = fused.filter((f) => first.has(f.id));
+  const floor = ahead.length ? ahead[ahead.length - 1].score : 1;
+  const behind = fused.filter((f) => !first.has(f.id)).map((f) => ({ id: f.id, score: Math.min(f.score, floor) }));
+  return [...ahead, ...behind];
+}
+
 /** Token estimate used for recall budgets: one token per 4 characters, rounded up. */
 export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);

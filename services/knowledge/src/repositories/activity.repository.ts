@@ -13,6 +13,9 @@ export interface ActivityRow {
   at: string;
 }
 
+/** How far back start_session's delta looks for a caller with no change of their own in the project. */
+export const DELTA_WINDOW_DAYS = 7;
+
 /** All SQL of the activity log and visits. */
 export class ActivityRepository {
   constructor(private readonly db: Kysely<KnowledgeDb>) {}
@@ -74,19 +77,22 @@ export class ActivityRepository {
     return Number(row.n);
   }
 
-  /** The caller's previous visit of a project, and now recorded as the new one. */
-  async visit(user: string, project: string): Promise<string | null> {
-    const prev = await this.db
-      .selectFrom('visits')
-      .select('at')
-      .where('user_id', '=', user)
+  /**
+   * Where start_session's delta starts: the caller's own last change in the project, else
+   * the UTC midnight DELTA_WINDOW_DAYS days back. Read only — start_session writes nothing (its annotation says so, and a
+   * read token may call it), so the same state gives the same delta on every call.
+   */
+  async deltaSince(user: string, project: string): Promise<string> {
+    const own = await this.db
+      .selectFrom('activity')
+      // As text: PostgreSQL's microseconds survive (a JS Date would keep only milliseconds).
+      .select(sql<string | null>`max(at)::text`.as('at'))
+      .where('by_user', '=', user)
       .where('project', '=', project)
       .executeTakeFirst();
-    await this.db
-      .insertInto('visits')
-      .values({ user_id: user, project, at: new Date().toISOString() })
-      .onConflict((oc) => oc.columns(['user_id', 'project']).doUpdateSet({ at: sql`excluded.at` }))
-      .execute();
-    return prev?.at ?? null;
+    if (own?.at) return own.at;
+    // From a UTC midnight, so that calls on one day give the same delta.
+    const day = Math.floor(Date.now() / 86_400_000) - DELTA_WINDOW_DAYS;
+    return new Date(day * 86_400_000).toISOString();
   }
 }

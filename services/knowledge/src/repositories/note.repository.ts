@@ -1,5 +1,6 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { KnowledgeDb } from '../db.ts';
+import { kazakhStemText } from '../domain/index-text.ts';
 import { titleKey } from '../domain/markdown.ts';
 import { vectorLiteral } from '../vector-store.ts';
 
@@ -28,9 +29,37 @@ export const NOTE_COLUMNS = [
 /** A note as the service reads it: the columns above (no tsv, no embedding, no search text). */
 export type NoteRow = Pick<Selectable<KnowledgeDb['notes']>, (typeof NOTE_COLUMNS)[number]>;
 
-/** Text of a note that search indexes: title weighs more than the body. */
-function tsvOf(cfg: string, title: string, body: string) {
-  return sql`setweight(to_tsvector(${cfg}::regconfig, ${title}), 'A') || setweight(to_tsvector(${cfg}::regconfig, ${body}), 'B')`;
+/** Version of the full-text index a note written now gets (older ones are re-indexed at start). */
+export const INDEX_VERSION = 1;
+
+/**
+ * How much of a body is indexed, and how much Kazakh stem text at most. A tsvector holds at most
+ * 1 MB; three analyses of 100,000 characters of distinct words came to 0.8 MB, so the index takes
+ * the first 50,000 characters (some 7,000 words), which keeps the worst case under the limit.
+ */
+export const INDEXED_BODY_CHARS = 50_000;
+const KAZAKH_STEM_CHARS = 120_000;
+
+/**
+ * The full-text vector of a note (the SQL function `note_tsv`: Russian/English stems, hunspell-kk
+ * lemmas and the Kazakh stems computed here; title weighs more than the body).
+ */
+export function tsvOf(hunspell: string | null, title: string, body: string) {
+  const b = body.slice(0, INDEXED_BODY_CHARS);
+  return sql`note_tsv(${title}, ${b}, ${kazakhStemText(title)}, ${kazakhStemText(b, KAZAKH_STEM_CHARS)}, ${hunspell}::regconfig)`;
+}
+
+/**
+ * Adds the lexemes of notes' vectors to the vocabulary typo tolerance looks in. Call it once per
+ * transaction, for all its notes: one statement inserting in sorted order waits at most for other
+ * transactions' uncommitted lexemes and can never close a cycle of waits with another such one.
+ */
+export async function addWords(db: Kysely<KnowledgeDb>, ids: string[]): Promise<void> {
+  await sql`insert into kb_words (word)
+    select distinct l from notes, unnest(tsvector_to_array(tsv)) as l
+    where id = any(${ids}::uuid[]) and length(l) between 3 and 40 and l !~ '[0-9_]'
+    order by l
+    on conflict do nothing`.execute(db);
 }
 
 /**
@@ -56,7 +85,8 @@ export interface NewNote {
   by: string;
   byKind: string;
   lang: string;
-  cfg: string;
+  /** The hunspell-kk configuration, null where it is missing. */
+  hunspell: string | null;
 }
 
 /** All SQL of notes, their revisions and aliases. */
@@ -66,10 +96,11 @@ export class NoteRepository {
   async insert(n: NewNote): Promise<NoteRow> {
     const fm = JSON.stringify({ ...(n.type ? { type: n.type } : {}), ...(n.tags.length ? { tags: n.tags } : {}) });
     await sql`insert into notes (id, project, class, owner, category, folder, title, body, type, tags, frontmatter, lang, tsv,
-        search_text, created_by, created_kind, updated_by, updated_kind)
+        index_version, search_text, created_by, created_kind, updated_by, updated_kind)
       values (${n.id}, ${n.project}, ${n.class}, ${n.owner}, ${n.category}, ${n.folder}, ${n.title}, ${n.body}, ${n.type},
-        ${n.tags}::text[], ${fm}::jsonb, ${n.lang}, ${tsvOf(n.cfg, n.title, n.body)}, ${searchText(n.title, n.body)},
-        ${n.by}, ${n.byKind}, ${n.by}, ${n.byKind})`.execute(this.db);
+        ${n.tags}::text[], ${fm}::jsonb, ${n.lang}, ${tsvOf(n.hunspell, n.title, n.body)}, ${INDEX_VERSION},
+        ${searchText(n.title, n.body)}, ${n.by}, ${n.byKind}, ${n.by}, ${n.byKind})`.execute(this.db);
+    await addWords(this.db, [n.id]);
     return (await this.get(n.id)) as NoteRow;
   }
 
@@ -130,15 +161,17 @@ export class NoteRepository {
    */
   async update(
     id: string,
-    next: { title: string; folder: string; body: string; lang: string; cfg: string },
+    next: { title: string; folder: string; body: string; lang: string; hunspell: string | null },
     by: string,
     byKind: string,
   ): Promise<NoteRow> {
     await sql`update notes set title = ${next.title}, folder = ${next.folder}, body = ${next.body}, lang = ${next.lang},
-        tsv = ${tsvOf(next.cfg, next.title, next.body)}, search_text = ${searchText(next.title, next.body)},
+        tsv = ${tsvOf(next.hunspell, next.title, next.body)}, index_version = ${INDEX_VERSION},
+        search_text = ${searchText(next.title, next.body)},
         embedding = case when title = ${next.title} and body = ${next.body} then embedding end,
         version = version + 1, updated_by = ${by}, updated_kind = ${byKind}, updated_at = now()
       where id = ${id}`.execute(this.db);
+    await addWords(this.db, [id]);
     return (await this.get(id)) as NoteRow;
   }
 

@@ -15,35 +15,69 @@ function scopeSql(s: Scope): RawBuilder<boolean> {
     or (class = 'agent-memory' and owner = ${s.owner} and (project is null or project = any(${projects}::uuid[]))))`;
 }
 
-/**
- * The query parsed with each configuration and OR-ed across them (a query matches notes of any
- * language); within one configuration its words are AND-ed (`all`) or OR-ed (`any`).
- */
-function tsquery(q: string, configs: string[], mode: 'all' | 'any'): RawBuilder<unknown> {
-  const parts = configs.map((c) =>
-    mode === 'all'
-      ? sql`plainto_tsquery(${c}::regconfig, ${q})::text`
-      : sql`replace(plainto_tsquery(${c}::regconfig, ${q})::text, ' & ', ' | ')`,
-  );
-  return sql`(select string_agg('(' || part || ')', ' | ')::tsquery from unnest(array[${sql.join(parts)}]) as part where part <> '')`;
-}
-
 /** At most this many full-text matches are ranked (a word in half the notes must not rank them all). */
 export const RANK_CANDIDATES = 1000;
 
 /** Below this cosine similarity a vector neighbour is noise, not a match (every note is someone's nearest). */
 export const MIN_COSINE = 0.3;
 
-/** All SQL of search: three ranked id lists (full text, trigram, vector). */
+/** How many of the vocabulary's nearest lexemes (by trigram distance) are checked for a typo. */
+const NEAREST = 30;
+
+/** What PostgreSQL's dictionaries make of a query word. */
+export interface WordLexemes {
+  /** The `russian` configuration's lexemes (Snowball Russian or English); empty for a stop word. */
+  russian: string[];
+  /** hunspell-kk's lemmas (or the word itself where the dictionary does not know it). */
+  hunspell: string[];
+  /**
+   * The word as written (its first Kazakh stem, the word itself) is in the vocabulary: some note has
+   * or had it. Not any of its stems: a typo inside a suffix can leave a real stem (сандардаң →
+   * сандарда), and Snowball's stem of a misspelt word can be a real form (глаголаим → глагола).
+   */
+  known: boolean;
+}
+
+/** All SQL of search: the query's lexemes and typo neighbours, three ranked id lists (full text, trigram, vector). */
 export class SearchRepository {
   constructor(private readonly db: Kysely<KnowledgeDb>) {}
 
-  async fullText(q: string, configs: string[], scope: Scope, limit: number, mode: 'all' | 'any'): Promise<string[]> {
+  /** The lexemes of each word (`stems`: its Kazakh stems, one array per word), in the order given. */
+  async lexemes(words: string[], stems: string[][], hunspell: string | null): Promise<WordLexemes[]> {
+    if (!words.length) return [];
+    const { rows } = await sql<WordLexemes>`
+      with w as (
+        select w.ord, tsvector_to_array(to_tsvector('pg_catalog.russian', w.word)) as russian,
+          tsvector_to_array(coalesce(to_tsvector(${hunspell}::regconfig, w.word), ''::tsvector)) as hunspell,
+          string_to_array(w.stems, ' ') as stems
+        from unnest(${words}::text[], ${stems.map((s) => s.join(' '))}::text[]) with ordinality as w(word, stems, ord))
+      select russian, hunspell,
+        exists (select 1 from kb_words v where v.word = stems[1]) as known
+      from w order by ord`.execute(this.db);
+    return rows;
+  }
+
+  /** For each lexeme, the vocabulary's nearest lexemes by trigram distance (nearest first; GiST k-NN). */
+  async nearestWords(words: string[]): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>(words.map((w) => [w, []]));
+    if (!words.length) return out;
+    const { rows } = await sql<{ word: string; near: string }>`
+      select w.word, n.word as near
+      from unnest(${words}::text[]) as w(word)
+      cross join lateral (
+        select v.word, v.word <-> w.word as distance from kb_words v order by v.word <-> w.word limit ${NEAREST}) n
+      order by w.word, n.distance, n.word`.execute(this.db);
+    for (const r of rows) out.get(r.word)?.push(r.near);
+    return out;
+  }
+
+  /** Notes matching a tsquery (text form), best `ts_rank` first. */
+  async fullText(query: string, scope: Scope, limit: number): Promise<string[]> {
     const { rows } = await sql<{ id: string }>`
-      with q as (select ${tsquery(q, configs, mode)} as query),
+      with q as (select ${query}::tsquery as query),
       hits as (
         select n.id, n.tsv, n.updated_at from notes n, q
-        where q.query is not null and n.tsv @@ q.query and ${scopeSql(scope)}
+        where n.tsv @@ q.query and ${scopeSql(scope)}
         limit ${RANK_CANDIDATES})
       select hits.id from hits, q
       order by ts_rank(hits.tsv, q.query) desc, hits.updated_at desc, hits.id
@@ -58,6 +92,14 @@ export class SearchRepository {
       order by word_similarity(${q}, search_text) desc, id
       limit ${limit}`.execute(this.db);
     return rows.map((r) => r.id);
+  }
+
+  /** How many notes of the scope have a vector, counted up to `upTo`. */
+  async embedded(scope: Scope, upTo: number): Promise<number> {
+    const { rows } = await sql<{ n: number }>`
+      select count(*)::int as n from (
+        select 1 from notes where embedding is not null and ${scopeSql(scope)} limit ${upTo}) as e`.execute(this.db);
+    return rows[0].n;
   }
 
   /**

@@ -1,4 +1,4 @@
-import { goal_runs, LIMITS, type OutputOf, ok } from '@studium/contracts';
+import { goal_runs, LIMITS, NUMBER_LIMIT, type OutputOf, ok } from '@studium/contracts';
 import { endpoint, Failure } from '@studium/platform';
 import type { LessonsDeps } from '../deps.ts';
 import type { Mark } from '../domain/lesson-progress.ts';
@@ -27,7 +27,8 @@ export function goalRunsHandler(deps: LessonsDeps) {
   return endpoint(goal_runs, async (args, { principal }) => {
     if (!principal) throw new Failure(401, 'no principal');
     const start = intOf(args.start, 0);
-    if (start === null || start < 0) return refusals.invalidPage('start', args.start);
+    // Past NUMBER_LIMIT no page exists (and PostgreSQL's bigint would overflow at 2^63).
+    if (start === null || start < 0 || start > NUMBER_LIMIT) return refusals.invalidPage('start', args.start);
     const asked = intOf(args.limit, LIMITS.goalRunsPage);
     if (asked === null || asked < 1) return refusals.invalidPage('limit', args.limit);
     const limit = Math.min(asked, LIMITS.goalRunsPage);

@@ -73,11 +73,10 @@ export function startSessionHandler(kb: Kb) {
         coalesce(array_agg(distinct split_part(folder, '/', 1) order by split_part(folder, '/', 1)) filter (where folder <> ''), '{}') as folders
       from notes where project = ${project.id} and class = 'user-doc' and deleted_at is null`.execute(kb.db);
     const activity = new ActivityRepository(kb.db);
-    const since = await activity.visit(p.user, project.id);
-    const changes = since ? await activity.latest([project.id], null, DELTA_LIMIT, since) : [];
+    const since = await activity.deltaSince(p.user, project.id);
+    const changes = await activity.latest([project.id], null, DELTA_LIMIT, since);
     // More changes than the delta holds: say how many, and where the rest are.
-    const total =
-      changes.length < DELTA_LIMIT || !since ? changes.length : await activity.countSince(project.id, since);
+    const total = changes.length < DELTA_LIMIT ? changes.length : await activity.countSince(project.id, since);
     return ok({
       ...base,
       project: {
@@ -119,6 +118,10 @@ export function kbWhoamiHandler(kb: Kb) {
       capabilities: {
         vector: kb.embeddings !== null,
         vectorStore: kb.embeddings ? (kb.pgvector ? 'pgvector' : 'column') : null,
+        // How semantic search runs: pgvector; a scan of the plain column while the searched notes hold
+        // at most vectorScanLimit vectors (above it search stays on text); or not at all.
+        semantic: kb.embeddings ? (kb.pgvector ? 'pgvector' : 'scan') : 'off',
+        vectorScanLimit: kb.embeddings && !kb.pgvector ? kb.vectorScanLimit : null,
         kazakh: kb.ts.kazakh,
         trash: true,
         revisions: true,
