@@ -1,4 +1,5 @@
 import {
+  events,
   lessonId,
   type OutputOf,
   ok,
@@ -8,7 +9,7 @@ import {
   start_lesson,
   startLessonChannel,
 } from '@studium/contracts';
-import { emitEvent, endpoint, Failure } from '@studium/platform';
+import { endpoint, eventEnvelope, Failure } from '@studium/platform';
 import type { LessonsDeps } from '../deps.ts';
 import { lessonMap, nextStep } from '../domain/lesson-progress.ts';
 import { chooseOpening, nextOpenLesson, RETURN_AFTER_MS } from '../domain/opening.ts';
@@ -142,35 +143,43 @@ async function startLesson(
       await deps.sessions.touch(trx, session.id, saidKinds);
     } else {
       if (current) await deps.sessions.setStatus(trx, current.id, 'abandoned');
-      // A new session is created with the signals said in this reply (no second write).
-      session = await deps.sessions.create(trx, {
-        run: run.id,
-        user,
-        course,
-        lessonKey: key,
-        space: access.data.space,
-        organization: access.data.organization,
-        channel,
-        release: release.release,
-        signals: saidKinds,
-      });
-      const event: SessionStarted = {
-        user,
-        course,
-        lesson: lessonId(course, key),
-        lesson_key: key,
-        session: session.id,
-        space: session.space,
-        organization: session.organization,
-        at: session.started_at,
-        release: release.release,
-        version: release.version,
-        channel,
-        opening,
-        abandoned: current ? current.id : null,
-        objectives: lesson.objectives.map((o) => ({ key: o.key, text: o.text })),
-      };
-      await emitEvent(trx, 'lessons.session_started', event);
+      // A new session is created with the signals said in this reply and its event, one statement.
+      const subject = events['lessons.session_started'].subject;
+      session = await deps.sessions.createWithEvent(
+        trx,
+        {
+          run: run.id,
+          user,
+          course,
+          lessonKey: key,
+          space: access.data.space,
+          organization: access.data.organization,
+          channel,
+          release: release.release,
+          signals: saidKinds,
+        },
+        subject,
+        (id) => {
+          const event: SessionStarted = {
+            user,
+            course,
+            lesson: lessonId(course, key),
+            lesson_key: key,
+            session: id,
+            space: access.data.space,
+            organization: access.data.organization,
+            // Set by the statement to the session's start.
+            at: '',
+            release: release.release,
+            version: release.version,
+            channel,
+            opening,
+            abandoned: current ? current.id : null,
+            objectives: lesson.objectives.map((o) => ({ key: o.key, text: o.text })),
+          };
+          return eventEnvelope(subject, event);
+        },
+      );
     }
 
     if (run.lesson_title !== lesson.title || run.user_name !== principal.full_name) {

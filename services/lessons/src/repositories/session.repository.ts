@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { OUTBOX_NOTIFY_CHANNEL } from '@studium/platform';
 import { type Kysely, sql } from 'kysely';
 import type { Channel, LessonsDb, SessionStatus } from '../db.ts';
 import type { Mark } from '../domain/lesson-progress.ts';
@@ -41,6 +42,19 @@ export interface SessionWithRun {
   passed: Set<string>;
   /** The course's active release as active_releases records it (null: none yet). */
   activeRelease: string | null;
+}
+
+/** A session to create. */
+export interface NewSession {
+  run: string;
+  user: string;
+  course: string;
+  lessonKey: string;
+  space: string;
+  organization: string | null;
+  channel: Channel;
+  release: string;
+  signals: string[];
 }
 
 /** A session row. */
@@ -187,36 +201,26 @@ export class SessionRepository {
     return rows.map((r) => `${r.course}.${r.lesson_key}`);
   }
 
-  async create(
-    q: Q,
-    v: {
-      run: string;
-      user: string;
-      course: string;
-      lessonKey: string;
-      space: string;
-      organization: string | null;
-      channel: Channel;
-      release: string;
-      signals: string[];
-    },
-  ) {
-    return q
-      .insertInto('sessions')
-      .values({
-        id: randomUUID(),
-        run_id: v.run,
-        user_id: v.user,
-        course: v.course,
-        lesson_key: v.lessonKey,
-        space: v.space,
-        organization: v.organization,
-        channel: v.channel,
-        release: v.release,
-        signals: JSON.stringify(v.signals),
-      })
-      .returning(SESSION_COLUMNS)
-      .executeTakeFirstOrThrow();
+  /**
+   * Creates a session with its event in the outbox, one statement: `event` gets the session's id,
+   * and its data.at is set to the session's start as the database records it (ISO, UTC, ms).
+   */
+  async createWithEvent(q: Q, v: NewSession, subject: string, event: (id: string) => unknown): Promise<Session> {
+    const id = randomUUID();
+    const { rows } = await sql<Session>`with s as (
+        insert into sessions (id, run_id, user_id, course, lesson_key, space, organization, channel, release, signals)
+        values (${id}, ${v.run}, ${v.user}, ${v.course}, ${v.lessonKey}, ${v.space}, ${v.organization}, ${v.channel},
+          ${v.release}, ${JSON.stringify(v.signals)}::jsonb)
+        returning ${sql.join(SESSION_COLUMNS.map((c) => sql.ref(c)))}),
+      e as (
+        insert into outbox (subject, payload)
+        select ${subject}, jsonb_set(${JSON.stringify(event(id))}::jsonb, '{data,at}',
+          to_jsonb(to_char(s.started_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))
+        from s returning 1),
+      n as (select pg_notify(${OUTBOX_NOTIFY_CHANNEL}, current_schema()) from e)
+      select s.*, (select count(*) from n) as notified from s`.execute(q);
+    const { notified: _, ...session } = rows[0] as Session & { notified: unknown };
+    return session;
   }
 
   /** Records activity (and optionally signals said) on a session. */
