@@ -92,8 +92,14 @@ async function startLesson(
   // as run_archived under the lock below).
   let runRow = state.runs.find((r) => r.lesson_key === key);
   if (!runRow) {
-    await deps.runs.ensure(deps.db, { user, name: principal.full_name, course, lessonKey: key, title: lesson.title });
-    runRow = await deps.runs.findLive(user, course, key);
+    runRow =
+      (await deps.runs.ensure(deps.db, {
+        user,
+        name: principal.full_name,
+        course,
+        lessonKey: key,
+        title: lesson.title,
+      })) ?? (await deps.runs.findLive(user, course, key));
     if (!runRow) throw new Error('run missing right after ensure');
   }
   const runId = runRow.id;
