@@ -6,6 +6,8 @@ export default defineConfig({
       'contracts/test/**/*.test.ts',
       'libs/*/test/**/*.test.ts',
       'services/*/test/**/*.test.ts',
+      // Web apps of the edge keep their tests in their own folder (DESIGN "Running").
+      'services/edge/src/*/test/**/*.test.ts',
       'test/**/*.test.ts',
     ],
     // Each file isolates itself (own database and subject prefix), so files run in parallel.

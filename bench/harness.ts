@@ -2,21 +2,34 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { dropDatabase, ensureDatabase, streamNames } from '@studium/platform';
+import {
+  type BusTrust,
+  dropDatabase,
+  ensureDatabase,
+  generateEdgeKeys,
+  principalSigner,
+  principalVerifier,
+  streamNames,
+} from '@studium/platform';
 import type { NatsConnection } from 'nats';
 
 const root = resolve(import.meta.dirname, '..');
 
 /**
  * A bench run's own place: a fresh database and subject prefix (named after `tag` and a random id),
- * and the environment every service of the run starts with (no rate limit: the bench is the load).
+ * and the environment every service of the run starts with (no rate limit: the bench is the load;
+ * its own edge key pair, with `trust` for the bench's own requests that carry a principal).
  */
 export async function benchPlace(tag: string) {
   const id = randomBytes(4).toString('hex');
   const prefix = `bench${tag}${id}`;
   const databaseUrl = `postgres://postgres@127.0.0.1:5432/studium_bench${tag}_${id}`;
   await ensureDatabase(databaseUrl);
+  const keys = generateEdgeKeys();
+  const trust: BusTrust = { signer: principalSigner(keys.privateKey), verifier: principalVerifier(keys.publicKey) };
   const env: Record<string, string> = {
+    EDGE_SIGNING_KEY: keys.privateKey,
+    EDGE_PUBLIC_KEY: keys.publicKey,
     DATABASE_URL: databaseUrl,
     SUBJECT_PREFIX: prefix,
     LOG_LEVEL: 'info',
@@ -25,7 +38,7 @@ export async function benchPlace(tag: string) {
     // A bench is a local run: the development file-URL key is allowed.
     STUDIUM_ENV: 'development',
   };
-  return { id, prefix, databaseUrl, env };
+  return { id, prefix, databaseUrl, env, trust };
 }
 
 /** Starts a TypeScript entry point as a child process and waits for a line matching `ready`. */

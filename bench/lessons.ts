@@ -80,7 +80,7 @@ async function interleaved(cases: Call[][], total: number, rounds: number, meter
 }
 
 await ensureServices();
-const { prefix, databaseUrl, env } = await benchPlace('l');
+const { prefix, databaseUrl, env, trust } = await benchPlace('l');
 const nc = await natsConnect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
 const children: ChildProcess[] = [];
 const clients: Client[] = [];
@@ -104,7 +104,7 @@ try {
   pids.edge = edge.child.pid ?? 0;
   const nats = natsPid();
   if (nats) pids.nats = nats;
-  const bus = createBus(nc, { prefix, timeoutMs: 10_000, log: createLogger('bench', 'silent') });
+  const bus = createBus(nc, { prefix, timeoutMs: 10_000, log: createLogger('bench', 'silent'), trust });
 
   const built = await buildFromDir(resolve(import.meta.dirname, '../examples/negotiation-basics'));
   if (!built.ok) throw new Error('the demo map is invalid');

@@ -32,7 +32,7 @@ const ASSIGNED = 20;
 const USER = 'bench@studium';
 
 await ensureServices();
-const { id, prefix, databaseUrl, env } = await benchPlace('');
+const { id, prefix, databaseUrl, env, trust } = await benchPlace('');
 const nc = await natsConnect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
 const children: ChildProcess[] = [];
 const payloadFile = join(tmpdir(), `studium-bench-${id}.json`);
@@ -76,7 +76,7 @@ try {
   const callOn = (client: typeof edgeClient) => (name: string) => () => client.callTool({ name, arguments: {} });
   const call = callOn(edgeClient);
   const coldCall = callOn(coldClient);
-  const bus = createBus(nc, { prefix, timeoutMs: 5000, log: createLogger('bench', 'silent') });
+  const bus = createBus(nc, { prefix, timeoutMs: 5000, log: createLogger('bench', 'silent'), trust });
   const resolved = await bus.request(resolveToken, null, { token });
   if (!resolved.ok) throw new Error(`token not resolved: ${resolved.error.code}`);
   const principal = (resolved.data as { principal: Principal }).principal;

@@ -6,11 +6,13 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { dropDatabase, ensureDatabase } from '@studium/platform';
+import { dropDatabase, ensureDatabase, generateEdgeKeys } from '@studium/platform';
 import { ensureServices } from '../scripts/ensure-services.ts';
 import { SERVICES } from '../scripts/services.ts';
 
 const RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 3);
+/** The edge's key pair for the run (the services refuse to start without one outside development). */
+const KEYS = generateEdgeKeys();
 const root = resolve(import.meta.dirname, '..');
 const dist = join(root, 'dist');
 const node = process.execPath;
@@ -47,6 +49,8 @@ async function once(svc: (typeof SERVICES)[number], mode: 'tsx' | 'node'): Promi
   const port = 9400 + Math.floor(Math.random() * 500);
   const env = {
     ...process.env,
+    EDGE_SIGNING_KEY: KEYS.privateKey,
+    EDGE_PUBLIC_KEY: KEYS.publicKey,
     DATABASE_URL: databaseUrl,
     SUBJECT_PREFIX: `boot${id}`,
     LOG_LEVEL: 'warn',

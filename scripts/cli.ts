@@ -10,6 +10,7 @@ import {
   listDeadLetters,
   loadConfig,
   migrate,
+  natsOptions,
   openDatabase,
   PLATFORM_MIGRATIONS,
   replayDeadLetter,
@@ -111,7 +112,7 @@ const EDGE_MIGRATIONS = new URL('../services/edge/migrations', import.meta.url).
 await ensureDatabase(config.DATABASE_URL);
 const database = openDatabase<EnrollmentDb>(config.DATABASE_URL, 'enrollment', 2);
 await migrate(database.pool, 'enrollment', [PLATFORM_MIGRATIONS, ENROLLMENT_MIGRATIONS]);
-const nc = await connect({ servers: config.NATS_URL }).catch(() => null);
+const nc = await connect(natsOptions(config, 'studium-cli')).catch(() => null);
 const admin = new EnrollmentAdmin(database.db, nc ? { nc, prefix: config.SUBJECT_PREFIX } : undefined);
 
 /** Runs with the edge's schema (OAuth grants, audit log), migrated if the edge never ran. */

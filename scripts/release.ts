@@ -6,7 +6,7 @@ import { userInfo } from 'node:os';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { BaseConfig, createBus, createLogger, Failure, loadConfig } from '@studium/platform';
+import { BaseConfig, createBus, createLogger, Failure, loadConfig, natsOptions } from '@studium/platform';
 import {
   buildRelease,
   formatError,
@@ -145,7 +145,11 @@ async function defaultPublisher(root: string | null, env: NodeJS.ProcessEnv): Pr
 async function publish(built: Built, opts: { publisher: string; attachTo?: string }, io: CliIo): Promise<number> {
   const config = loadConfig(BaseConfig, io.env);
   io.err(`publishing to ${config.NATS_URL} (${config.SUBJECT_PREFIX}) as ${opts.publisher}…`);
-  const nc = await connect({ servers: config.NATS_URL, name: 'studium-release', timeout: 5000 }).catch((err) => {
+  const nc = await connect({
+    ...natsOptions(config, 'studium-release'),
+    maxReconnectAttempts: 10,
+    timeout: 5000,
+  }).catch((err) => {
     throw new Error(`cannot connect to NATS at ${config.NATS_URL}: ${(err as Error).message}`);
   });
   try {

@@ -8,6 +8,7 @@ import {
   ensureDatabase,
   loadConfig,
   migrate,
+  natsOptions,
   openDatabase,
   PLATFORM_MIGRATIONS,
 } from '@studium/platform';
@@ -63,7 +64,7 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     }
     if (command === 'rebuild') {
-      const nc = await connect({ servers: config.NATS_URL, name: 'reporting-rebuild' });
+      const nc = await connect(natsOptions(config, 'reporting-rebuild'));
       try {
         const r = await admin.rebuild(nc, config.SUBJECT_PREFIX);
         console.log(

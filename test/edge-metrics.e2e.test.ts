@@ -1,5 +1,8 @@
+import { createServer } from 'node:net';
 import { createTestEnv, type TestEnv } from '@studium/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../services/edge/src/app.ts';
+import { EdgeConfig } from '../services/edge/src/config.ts';
 import { freePort } from './support/pgbouncer.ts';
 import { startEdge } from './support/stack.ts';
 
@@ -36,5 +39,19 @@ describe('the edge metrics port', () => {
     expect((await fetch(`http://127.0.0.1:${metricsPort}/metrics`, { method: 'POST' })).status).toBe(404);
     const main = await edge.app.inject({ method: 'GET', url: '/metrics', headers: { host: '10.1.2.3:8080' } });
     expect(main.statusCode).toBe(403);
+  });
+
+  it('a METRICS_PORT already taken is a clear start-up error, not an uncaught crash', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '0.0.0.0', resolve));
+    const port = (taken.address() as { port: number }).port;
+    try {
+      const config = EdgeConfig.parse({ SUBJECT_PREFIX: env.prefix, PORT: '0', METRICS_PORT: String(port) });
+      await expect(
+        buildApp({ bus: edge.bus, db: edge.database.db, redis: edge.redis, log: env.log, config }),
+      ).rejects.toThrow(`METRICS_PORT ${port}`);
+    } finally {
+      taken.close();
+    }
   });
 });

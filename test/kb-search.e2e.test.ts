@@ -148,6 +148,25 @@ describe('typos in titles and bodies', () => {
   });
 });
 
+describe("typo corrections never depend on other people's notes", () => {
+  it("corrects a word that only another organization's note has, and finds the caller's own near form", async () => {
+    await enrollment.admin.upsertUser('bek@test', 'Бек', ['Student']);
+    await enrollment.admin.upsertOrganization('other', 'Другая школа');
+    await enrollment.admin.addMember('other', 'bek@test', 'member');
+    const bek = await connectAgent('v2', `${edge.url}/kb`, (await enrollment.admin.issueToken('bek@test')).token);
+    try {
+      // «хлорофилл» as written is only in the other school's note; aliya wrote «хлорофил».
+      data(await bek.callTool('create_note', { project: 'other', body: '# Пигменты\n\nВ листьях есть хлорофилл.' }));
+      const own = await create('# Листья\n\nЗелёный цвет листьям даёт хлорофил.');
+      const hits = await search('хлорофилл');
+      // Had the other school's word counted as known, no correction would run and nothing be found.
+      expect(hits.map((h) => h.id)).toEqual([own]);
+    } finally {
+      await bek.close();
+    }
+  });
+});
+
 describe('capabilities', () => {
   it('whoami says semantic search is off without an embeddings provider, and search runs on text', async () => {
     const who = data(await agent.callTool('whoami', {})) as { capabilities: Record<string, unknown> };

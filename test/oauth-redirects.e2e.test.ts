@@ -274,6 +274,33 @@ describe('the consent page', () => {
     );
     expect(grants.rows[0].n).toBe(0);
   }, 60_000);
+  it('does not let a student into /authoring by naming it beside /mcp', async () => {
+    const clientId = await clientFor([callback.url]);
+    const url = authUrl(clientId, callback.url);
+    url.searchParams.append('resource', `${edge.url}/authoring`);
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    try {
+      await page.goto(url.href, { waitUntil: 'domcontentloaded' });
+      await page.type('#login', 'sasha@test');
+      await page.type('#password', PASSWORD);
+      const [res] = await Promise.all([
+        page.waitForNavigation({ waitUntil: 'domcontentloaded' }),
+        page.click('#submit'),
+      ]);
+      expect(res?.status()).toBe(403);
+      expect(await page.$('#allow')).toBeNull();
+      const uid = new URL(page.url()).pathname.split('/')[2] as string;
+      const forced = await context.request.post(`${edge.url}/signin/${uid}/consent`, { maxRedirects: 0 });
+      expect(forced.status()).toBe(403);
+    } finally {
+      await context.close();
+    }
+    const grants = await edge.database.pool.query(
+      `select count(*)::int as n from edge.oauth_store where kind = 'Grant' and account_id = 'sasha@test' and payload::text like '%/authoring%'`,
+    );
+    expect(grants.rows[0].n).toBe(0);
+  }, 60_000);
 });
 
 describe('scopes and metadata', () => {
@@ -349,6 +376,28 @@ describe('credentials at rest', () => {
     expect((await whoami(access)).status).toBe(200);
     const rotated = await tokenRequest({ grant_type: 'refresh_token', refresh_token: refresh, client_id: clientId });
     expect(rotated.status).toBe(200);
+  }, 60_000);
+  it('keeps no sign-in session id at rest: an open consent interaction does not hold the session cookie', async () => {
+    const clientId = await clientFor([callback.url]);
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(authUrl(clientId, callback.url).href, { waitUntil: 'domcontentloaded' });
+      await page.type('#login', 'sasha@test');
+      await page.type('#password', PASSWORD);
+      await Promise.all([page.waitForNavigation({ waitUntil: 'domcontentloaded' }), page.click('#submit')]);
+      // Signed in, the consent page open: its interaction row names the session.
+      expect(await page.$('#allow')).not.toBeNull();
+      const session = (await context.cookies()).find((c) => c.name === '_session')?.value;
+      expect(session).toBeTruthy();
+      const rows = await edge.database.pool.query(`select kind, id, payload::text as payload from edge.oauth_store`);
+      expect(rows.rows.some((r) => r.kind === 'Interaction')).toBe(true);
+      expect(rows.rows.some((r) => r.kind === 'Session' && r.id === storedId(session as string))).toBe(true);
+      const all = rows.rows.map((r) => `${r.id} ${r.payload}`).join('\n');
+      expect(all).not.toContain(session);
+    } finally {
+      await context.close();
+    }
   }, 60_000);
 });
 

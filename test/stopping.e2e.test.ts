@@ -31,9 +31,11 @@ describe('an edge being stopped', () => {
       received += d.toString();
     });
     // A request in flight (its body still arriving) keeps the connection open while the edge closes.
-    const body = '{"jsonrpc":"2.0","id":1}';
+    // The sign-in form reads its body before it answers (a request refused before its body, like
+    // /mcp without a token, is answered with Connection: close and would end the connection).
+    const body = 'login=anna&password=x';
     socket.write(
-      `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 11)}`,
+      `POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 11)}`,
     );
     await new Promise((r) => setTimeout(r, 200));
     const closed = edge.app.close();

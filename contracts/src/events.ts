@@ -156,6 +156,8 @@ export const CourseCardChanged = z.looseObject({
   summary: z.string(),
   description: z.string(),
   status: z.enum(['draft', 'upcoming', 'published']),
+  /** Logins that may enroll and study before the course opens (author cabinet; absent in old events). */
+  testers: z.array(z.string()).optional(),
   /** Goals shown for an announcement (course without release: its own; with release: chapter titles). */
   objectives: z.array(z.string()),
   release: z.string().nullable(),

@@ -13,8 +13,8 @@ export type ServiceName =
   | 'ai-chat'
   | 'mailer';
 
-/** Which MCP endpoint lists a tool. */
-export type Surface = 'student' | 'curator' | 'kb';
+/** Which MCP endpoint lists a tool; `cabinet`: no endpoint, only the author's cabinet pages (a person's actions). */
+export type Surface = 'student' | 'curator' | 'kb' | 'cabinet';
 
 /** MCP tool annotations (hints for clients; the server never trusts them). */
 export interface ToolAnnotations {

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { type Principal, publish_course, type Reply } from '@studium/contracts';
 import { type Bus, createBus, migrate, openDatabase, PLATFORM_MIGRATIONS } from '@studium/platform';
 import { buildFromDir, publishBuilt } from '@studium/release';
-import type { TestEnv } from '@studium/testing';
+import { SERVICE_TRUST, type TestEnv } from '@studium/testing';
 import {
   createApp as createLessons,
   MIGRATIONS as LESSONS_MIGRATIONS,
@@ -18,7 +18,7 @@ import { controlled } from './stack.ts';
 export async function startLessons(env: TestEnv, overrides: Record<string, string> = {}) {
   const database = openDatabase<LessonsDb>(env.databaseUrl, 'lessons', 8);
   await migrate(database.pool, 'lessons', [PLATFORM_MIGRATIONS, LESSONS_MIGRATIONS]);
-  const bus = createBus(env.nc, { prefix: env.prefix, timeoutMs: 3000, log: env.log });
+  const bus = createBus(env.nc, { prefix: env.prefix, timeoutMs: 3000, log: env.log, trust: SERVICE_TRUST });
   const config = LessonsConfig.parse({ SUBJECT_PREFIX: env.prefix, CONTEXT_TIMEOUT_MS: '300', ...overrides });
   const start = () => createLessons({ bus, nc: env.nc, database, log: env.log, config });
   return Object.assign(await controlled<LessonsApp>(start, database), { database, db: database.db });

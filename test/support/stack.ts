@@ -1,6 +1,14 @@
 import type { AddressInfo } from 'node:net';
-import { type App, createBus, type Logger, migrate, openDatabase, PLATFORM_MIGRATIONS } from '@studium/platform';
-import type { TestEnv } from '@studium/testing';
+import {
+  type App,
+  createBus,
+  type Logger,
+  migrate,
+  openDatabase,
+  PLATFORM_MIGRATIONS,
+  principalSigner,
+} from '@studium/platform';
+import { EDGE_TRUST, SERVICE_TRUST, type TestEnv } from '@studium/testing';
 import { Redis } from 'ioredis';
 import { buildApp } from '../../services/edge/src/app.ts';
 import type { EdgeDb } from '../../services/edge/src/audit.ts';
@@ -50,7 +58,7 @@ export async function controlled<A extends App>(start: () => Promise<A>, databas
 export async function startEnrollment(env: TestEnv, overrides: Record<string, string> = {}) {
   const database = openDatabase<EnrollmentDb>(env.databaseUrl, 'enrollment', 6);
   await migrate(database.pool, 'enrollment', [PLATFORM_MIGRATIONS, ENROLLMENT_MIGRATIONS]);
-  const bus = createBus(env.nc, { prefix: env.prefix, timeoutMs: 3000, log: env.log });
+  const bus = createBus(env.nc, { prefix: env.prefix, timeoutMs: 3000, log: env.log, trust: SERVICE_TRUST });
   const config = EnrollmentConfig.parse({
     SUBJECT_PREFIX: env.prefix,
     REDIS_URL: env.redisUrl,
@@ -63,7 +71,10 @@ export async function startEnrollment(env: TestEnv, overrides: Record<string, st
   return Object.assign(await controlled<EnrollmentApp>(start, database), { database, db: database.db, admin });
 }
 
-/** The real edge on a random local port (`log` replaces the test's logger, to read what it writes). */
+/**
+ * The real edge on a random local port (`log` replaces the test's logger, to read what it writes),
+ * signing principals with the test's edge key (or `overrides.EDGE_SIGNING_KEY`).
+ */
 export async function startEdge(env: TestEnv, overrides: Record<string, string> = {}, log: Logger = env.log) {
   const config = EdgeConfig.parse({
     SUBJECT_PREFIX: env.prefix,
@@ -81,6 +92,8 @@ export async function startEdge(env: TestEnv, overrides: Record<string, string> 
     timeoutMs: config.REQUEST_TIMEOUT_MS,
     log: env.log,
     readAttemptTimeoutMs: config.READ_ATTEMPT_TIMEOUT_MS,
+    // An override of the key plays an edge whose key the services do not know.
+    trust: overrides.EDGE_SIGNING_KEY ? { signer: principalSigner(overrides.EDGE_SIGNING_KEY) } : EDGE_TRUST,
   });
   const app = await buildApp({ bus, db: database.db, redis, log, config });
   await app.listen({ host: '127.0.0.1', port: config.PORT });

@@ -6,8 +6,8 @@ import { HomeworkFile, ObjectiveProgress } from '../tools/shapes.ts';
 /**
  * A student's homework in an organization's space as the organization's manager sees it
  * (reporting's student_detail → homework): the current answers with their files, whose download
- * URLs are issued only when `viewer` manages the organization of `space` (checked with enrollment)
- * — otherwise a 403 failure. The personal space is the student's own: never shown to a manager.
+ * URLs are issued only when `viewer` is the caller (the request's signed principal) and manages the
+ * organization of `space` (checked with enrollment) — otherwise a 403 failure. The personal space is the student's own: never shown to a manager.
  */
 export const homeworkOfStudent = defineOperation({
   subject: 'homework.student_homework',

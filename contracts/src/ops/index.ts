@@ -6,3 +6,4 @@ export * from './homework.ts';
 export * from './knowledge.ts';
 export * from './lesson-context.ts';
 export * from './lessons.ts';
+export * from './tutor.ts';

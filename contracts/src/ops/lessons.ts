@@ -24,3 +24,13 @@ export const resetProgress = defineOperation({
   input: z.object({ user: z.string(), course: z.string() }),
   output: z.object({ archived: z.number().int() }),
 });
+
+/**
+ * The three teaching-rule packs («старт и разбор», «квиз», «закрытие»): the web chat puts them in
+ * its model's system instructions, since its tool replies carry none (spec 000).
+ */
+export const lessonsTeachingRules = defineOperation({
+  subject: 'lessons.teaching_rules',
+  input: z.object({}),
+  output: z.object({ start: z.string(), quiz: z.string(), closing: z.string() }),
+});

@@ -171,5 +171,7 @@ export const curatorTools = [
 /** Every tool contract, student first. */
 export const allTools: readonly ToolContract[] = [...studentTools, ...curatorTools];
 
+// The author cabinet's own operations (issue 24): no MCP endpoint lists them.
+export * from './cabinet/index.ts';
 // The /kb set of spec 004 (knowledge service).
 export * from './kb/index.ts';

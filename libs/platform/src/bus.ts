@@ -1,3 +1,4 @@
+import { context, trace } from '@opentelemetry/api';
 import type { Operation, Principal, Reply, ServiceName, ToolContract } from '@studium/contracts';
 import {
   ErrorCode,
@@ -10,10 +11,13 @@ import {
 } from 'nats';
 import type { Registry } from 'prom-client';
 import type { z } from 'zod';
+import { type BusTrust, callerOf, tokenFor } from './bus-trust.ts';
 import { ConcurrencyLimit } from './limiter.ts';
 import type { Logger } from './log.ts';
 import { type PlatformMetrics, platformMetrics } from './metrics.ts';
+import { PRINCIPAL_HEADER } from './principal-token.ts';
 import type { ReplyCache } from './reply-cache.ts';
+import { extractTrace, failSpan, injectTrace, recording, SpanKind, tracer } from './tracing.ts';
 
 /**
  * Header with the caller's deadline (epoch milliseconds): when the caller stops waiting. The
@@ -89,15 +93,35 @@ export function checkDeadline(ctx: Pick<CallContext, 'signal'>): void {
   if (ctx.signal?.aborted) throw new Failure(504, 'deadline passed');
 }
 
+/**
+ * For an internal operation that names the user it acts for in its arguments: when the request
+ * carries the caller's signed principal (passed on by the service that asks), it must be that
+ * user's, or the request is a 403, so a service cannot ask for another user than its caller's.
+ * A request without a principal (a job, the operator's scripts) is left to the NATS permissions.
+ */
+export function checkActsFor(ctx: Pick<CallContext, 'principal'>, user: string): void {
+  if (ctx.principal && ctx.principal.user !== user) throw new Failure(403, 'acts for another user than its caller');
+}
+
 /** One endpoint of a service: a contract and its handler. */
 export interface Endpoint {
   contract: Contract;
   handler: Handler<Contract>;
+  /**
+   * Accepts a principal the edge signed for another subject, forwarded by the service that
+   * received it (lessons asking enrollment's list_my_courses for the student of its call). Without
+   * it, a token is accepted only on the subject it was signed for.
+   */
+  forwarded?: boolean;
 }
 
 /** Pairs a contract with its handler, keeping the types tied together. */
-export function endpoint<C extends Contract>(contract: C, handler: Handler<C>): Endpoint {
-  return { contract, handler: handler as unknown as Handler<Contract> };
+export function endpoint<C extends Contract>(
+  contract: C,
+  handler: Handler<C>,
+  opts: { forwarded?: boolean } = {},
+): Endpoint {
+  return { contract, handler: handler as unknown as Handler<Contract>, ...opts };
 }
 
 export interface BusOptions {
@@ -116,6 +140,8 @@ export interface BusOptions {
   maxQueued?: number;
   /** Registry for the bus metrics (retries, rejected and in-flight requests). */
   metrics?: Registry;
+  /** Keys for signed principals; without a verifier every request with a principal is refused. */
+  trust?: BusTrust;
 }
 
 /** What the bus did besides answering, for tests and diagnostics (the metrics carry the same). */
@@ -126,6 +152,8 @@ export interface BusStats {
   overloaded: number;
   /** Requests this bus's services dropped because the caller's deadline had passed. */
   expired: number;
+  /** Requests this bus's services refused because their principal was unsigned, forged or expired. */
+  violations: number;
 }
 
 export interface Bus {
@@ -152,6 +180,10 @@ export interface Bus {
    * read-only tool) whose first attempt times out after `readAttemptTimeoutMs`, or that an
    * overloaded replica refuses (503 `overloaded`), is sent once more (the queue group picks a
    * replica; a crashed one has left it) with the rest of the timeout. Writes are never retried.
+   *
+   * A `principal` travels signed ({@link PRINCIPAL_HEADER}): the `ctx.principal` of a served call is
+   * forwarded with the edge's token; any other principal is signed with the bus's signer for this
+   * subject and deadline, and a bus without one (every service but the edge) throws.
    */
   request<C extends Contract>(
     contract: C,
@@ -178,7 +210,9 @@ const MIN_RETRY_MS = 50;
 /** Creates the typed request/reply bus over one NATS connection. */
 export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
   const subject = (s: string) => (opts.prefix ? `${opts.prefix}.${s}` : s);
-  const stats: BusStats = { retries: 0, overloaded: 0, expired: 0 };
+  const stats: BusStats = { retries: 0, overloaded: 0, expired: 0, violations: 0 };
+  const verifier = opts.trust?.verifier;
+  const signer = opts.trust?.signer;
   const metrics: PlatformMetrics | null = opts.metrics ? platformMetrics(opts.metrics) : null;
   const attemptTimeoutMs = opts.readAttemptTimeoutMs ?? 1000;
 
@@ -219,7 +253,18 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
     const abort = new AbortController();
     const timer = deadline === null ? undefined : setTimeout(() => abort.abort(), deadline - Date.now());
     try {
-      await handle(ep, msg, { signal: abort.signal, deadline });
+      // The caller's trace goes on in a span of this handler (see docs/tracing.md).
+      await context.with(extractTrace(msg.headers), () =>
+        tracer.startActiveSpan(ep.contract.subject, { kind: SpanKind.SERVER }, async (span) => {
+          const began = performance.now();
+          try {
+            await handle(service, ep, msg, { signal: abort.signal, deadline });
+          } finally {
+            span.end();
+            opts.log.debug({ subject: ep.contract.subject, ms: performance.now() - began }, 'request handled');
+          }
+        }),
+      );
     } finally {
       clearTimeout(timer);
       metrics?.requestsInFlight.labels(service).dec();
@@ -228,6 +273,7 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
   }
 
   async function handle(
+    service: string,
     ep: Endpoint,
     msg: ServiceMsg,
     call: { signal: AbortSignal; deadline: number | null },
@@ -243,6 +289,19 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
       respondError(msg, 417, 'malformed request');
       return;
     }
+    const caller = callerOf(verifier, ep, msg.headers?.get(PRINCIPAL_HEADER) ?? '', body.principal);
+    if (!caller.ok) {
+      stats.violations++;
+      metrics?.requestsRejected.labels(service, 'violation').inc();
+      opts.log.warn(
+        { violation: caller.reason, subject: msg.subject },
+        'request refused: its principal is not signed by the edge',
+      );
+      const status = caller.reason === 'unsigned' || caller.reason === 'expired' ? 401 : 403;
+      trace.getActiveSpan()?.setAttributes({ 'studium.violation': caller.reason, 'studium.status': status });
+      respondError(msg, status, caller.reason);
+      return;
+    }
     const parsed = ep.contract.input.safeParse(body.args ?? {});
     if (!parsed.success) {
       respondError(msg, 417, `invalid arguments: ${parsed.error.issues.map((i) => i.path.join('.')).join(', ')}`);
@@ -250,28 +309,34 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
     }
     try {
       const ifNoneMatch = typeof body.if_none_match === 'string' ? body.if_none_match : null;
-      const reply = await ep.handler(parsed.data, { principal: body.principal ?? null, ifNoneMatch, ...call });
+      const reply = await ep.handler(parsed.data, { principal: caller.principal, ifNoneMatch, ...call });
       const wire =
         reply instanceof Tagged
           ? reply.reply === null
             ? { ok: true, not_modified: true, etag: reply.etag }
             : { ...reply.reply, etag: reply.etag }
           : reply;
+      if ('error' in wire && wire.error) trace.getActiveSpan()?.setAttribute('studium.refusal', wire.error.code);
       respond(msg, enc.encode(JSON.stringify(wire)));
     } catch (err) {
       if (err instanceof Failure) {
+        trace.getActiveSpan()?.setAttribute('studium.status', err.status);
         respondError(msg, err.status, err.message);
         return;
       }
+      const span = trace.getActiveSpan();
+      if (span) failSpan(span, err);
       opts.log.error({ err, subject: msg.subject }, 'handler failed');
       respondError(msg, 500, 'internal error');
     }
   }
 
   /** One attempt on the wire; a timeout or no responders become Failures. */
-  async function attempt(contract: Contract, payload: Uint8Array, timeoutMs: number) {
+  async function attempt(contract: Contract, payload: Uint8Array, timeoutMs: number, token: string | null) {
     const h = headers();
     h.set(DEADLINE_HEADER, String(Date.now() + timeoutMs));
+    if (token) h.set(PRINCIPAL_HEADER, token);
+    injectTrace(h);
     let msg: Awaited<ReturnType<NatsConnection['request']>>;
     try {
       msg = await nc.request(subject(contract.subject), payload, { timeout: timeoutMs, headers: h });
@@ -285,6 +350,46 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
     if (se) throw new Failure(se.code, se.message);
     return msg;
   }
+
+  const send: Bus['request'] = async (contract, principal, args, ropts) => {
+    const cache = ropts?.cache;
+    const key = cache ? cacheKey(contract.subject, principal, args) : '';
+    const held = cache?.get(key);
+    const payload = enc.encode(JSON.stringify({ args, if_none_match: held?.etag }));
+    const deadline = Date.now() + (ropts?.timeoutMs ?? opts.timeoutMs);
+    const token = principal ? tokenFor(signer, contract.subject, principal, deadline) : null;
+    let msg: Awaited<ReturnType<NatsConnection['request']>>;
+    if (ropts?.idempotent) {
+      try {
+        msg = await attempt(contract, payload, Math.min(attemptTimeoutMs, deadline - Date.now()), token);
+      } catch (err) {
+        const retriable = err instanceof Failure && (err.status === 504 || err.message === 'overloaded');
+        const left = deadline - Date.now();
+        if (!retriable || left < MIN_RETRY_MS) throw err;
+        stats.retries++;
+        metrics?.requestRetries.labels(contract.subject).inc();
+        opts.log.debug({ subject: contract.subject, err: (err as Error).message }, 'retrying a read');
+        msg = await attempt(contract, payload, left, token);
+      }
+    } else {
+      msg = await attempt(contract, payload, deadline - Date.now(), token);
+    }
+    const body = JSON.parse(dec.decode(msg.data));
+    if (typeof body?.etag !== 'string') return body;
+    if (body.not_modified === true) {
+      if (!held || body.etag !== held.etag) {
+        throw new Failure(502, `not_modified without a kept reply on ${contract.subject}`);
+      }
+      if (cache) cache.hits++;
+      return held.reply as Reply<Out<typeof contract>>;
+    }
+    const { etag, ...reply } = body;
+    if (cache) {
+      cache.stored++;
+      cache.set(key, { etag, reply, bytes: msg.data.byteLength });
+    }
+    return reply;
+  };
 
   return {
     nc,
@@ -323,43 +428,20 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
       await nc.flush();
       return svc;
     },
-    async request(contract, principal, args, ropts) {
-      const cache = ropts?.cache;
-      const key = cache ? cacheKey(contract.subject, principal, args) : '';
-      const held = cache?.get(key);
-      const payload = enc.encode(JSON.stringify({ principal, args, if_none_match: held?.etag }));
-      const deadline = Date.now() + (ropts?.timeoutMs ?? opts.timeoutMs);
-      let msg: Awaited<ReturnType<NatsConnection['request']>>;
-      if (ropts?.idempotent) {
+    request(contract, principal, args, ropts) {
+      // A recorded call gets a span for the hop; otherwise the caller's context still travels.
+      if (!recording()) return send(contract, principal, args, ropts);
+      return tracer.startActiveSpan(`${contract.subject} request`, { kind: SpanKind.CLIENT }, async (span) => {
         try {
-          msg = await attempt(contract, payload, Math.min(attemptTimeoutMs, deadline - Date.now()));
+          return await send(contract, principal, args, ropts);
         } catch (err) {
-          const retriable = err instanceof Failure && (err.status === 504 || err.message === 'overloaded');
-          const left = deadline - Date.now();
-          if (!retriable || left < MIN_RETRY_MS) throw err;
-          stats.retries++;
-          metrics?.requestRetries.labels(contract.subject).inc();
-          opts.log.debug({ subject: contract.subject, err: (err as Error).message }, 'retrying a read');
-          msg = await attempt(contract, payload, left);
+          if (err instanceof Failure) span.setAttribute('studium.status', err.status);
+          else failSpan(span, err);
+          throw err;
+        } finally {
+          span.end();
         }
-      } else {
-        msg = await attempt(contract, payload, deadline - Date.now());
-      }
-      const body = JSON.parse(dec.decode(msg.data));
-      if (typeof body?.etag !== 'string') return body;
-      if (body.not_modified === true) {
-        if (!held || body.etag !== held.etag) {
-          throw new Failure(502, `not_modified without a kept reply on ${contract.subject}`);
-        }
-        if (cache) cache.hits++;
-        return held.reply as Reply<Out<typeof contract>>;
-      }
-      const { etag, ...reply } = body;
-      if (cache) {
-        cache.stored++;
-        cache.set(key, { etag, reply, bytes: msg.data.byteLength });
-      }
-      return reply;
+      });
     },
   };
 }

@@ -3,6 +3,11 @@ import { z } from 'zod';
 /** Settings every service reads: where NATS, PostgreSQL and Redis are, and the subject prefix. */
 export const BaseConfig = z.object({
   NATS_URL: z.string().default('nats://127.0.0.1:4222'),
+  /** The process's NATS user (deployment: one per service, see docs/decisions.md "Trust model"). */
+  NATS_USER: z.string().optional(),
+  NATS_PASSWORD: z.string().optional(),
+  /** A token instead of user and password. */
+  NATS_TOKEN: z.string().optional(),
   DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/studium'),
   /**
    * A connection that bypasses the pooler, for what transaction pooling cannot carry: the outbox

@@ -16,6 +16,7 @@ import {
 import type { Logger } from './log.ts';
 import { platformMetrics } from './metrics.ts';
 import { type RunningConsumer, superviseConsumer } from './supervisor.ts';
+import { consumeTraced } from './tracing.ts';
 
 export interface ConsumerOptions<DB> {
   nc: NatsConnection;
@@ -74,9 +75,11 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
     wanted = filtered ? null : opts.subjects.map(names.subject);
     const consumer = await opts.nc.jetstream().consumers.get(names.stream, opts.durable);
     // Without abort_on_missing_resource a deleted durable leaves the loop waiting forever, silently.
-    // Messages buffered here wait with their ack timers running: few enough to be handled well
-    // within ACK_WAIT_MS, or a slow patch would send them to the other replica too.
-    return consumer.consume({ max_messages: 32, abort_on_missing_resource: true });
+    // Messages buffered here wait with their ack timers running and only the one being handled is
+    // beaten (keepWorking): ACK_WAIT_MS (3 s) must cover handling all of them, or a slow patch
+    // redelivers them to the other replica too (with 32 and a 150 ms handler, 22 of 40 events went
+    // twice). Four fit a handler of up to half a second.
+    return consumer.consume({ max_messages: 4, abort_on_missing_resource: true });
   }
 
   async function park(m: JsMsg, msgId: string | null, error: unknown): Promise<void> {
@@ -145,7 +148,7 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
     log: opts.log,
     open,
     async run(messages) {
-      for await (const m of messages) await take(m);
+      for await (const m of messages) await consumeTraced(m, () => take(m));
     },
     restartDelayMs: opts.restartDelayMs,
     metrics: opts.metrics,

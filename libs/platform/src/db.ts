@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { traceQueries } from './db-tracing.ts';
 import type { Logger } from './log.ts';
 
 // Timestamps stay ISO strings end to end; bigint counts become numbers.
@@ -60,6 +61,7 @@ function newPool(url: string, schema: string, max: number, prepared: boolean): p
   // connection would emit an unhandled 'error' and crash the process. Its queries reject anyway.
   pool.on('connect', (client) => {
     client.on('error', () => {});
+    traceQueries(client);
   });
   return pool;
 }
@@ -172,7 +174,12 @@ export async function migrate(pool: pg.Pool, schema: string, dirs: string[], log
       try {
         await client.query(sql);
       } catch (err) {
-        throw new Error(`migration ${schema}/${file} failed: ${(err as Error).message}`);
+        // The SQLSTATE goes along: a migration's own error (a syntax error, a constraint) is
+        // permanent, a lost connection is not (classifyPgError).
+        throw Object.assign(new Error(`migration ${schema}/${file} failed: ${(err as Error).message}`), {
+          code: (err as { code?: string }).code,
+          migration: true,
+        });
       }
       await client.query('insert into schema_migrations (name) values ($1)', [file]);
       return true;

@@ -28,6 +28,8 @@ export interface EventEnvelope<T = unknown> {
   type: string;
   occurred_at: string;
   data: T;
+  /** The W3C traceparent of the call that wrote it, when that call was traced: the publish continues its trace. */
+  trace?: string;
 }
 
 /** Stream and subject names under a prefix. */

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { type EventKey, type EventPayload, events } from '@studium/contracts';
 import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
-import { headers, type NatsConnection } from 'nats';
+import { headers, type MsgHdrs, type NatsConnection } from 'nats';
 import type pg from 'pg';
 import { listenPoolOf } from './db.ts';
 import { type EventEnvelope, ensureStream, streamNames } from './events.ts';
 import type { Logger } from './log.ts';
 import { startPump } from './pump.ts';
+import { contextOf, failSpan, injectTrace, SpanKind, traceparent, tracer } from './tracing.ts';
 
 const NOTIFY_CHANNEL = 'studium_outbox';
 /** The channel relays LISTEN on: a write that inserts its outbox rows in its own statement notifies it. */
@@ -15,7 +16,8 @@ const enc = new TextEncoder();
 
 /** A new event's envelope, as {@link addEvent} stores it in the outbox's payload. */
 export function eventEnvelope<T>(subject: string, data: T): EventEnvelope<T> {
-  return { id: randomUUID(), type: subject, occurred_at: new Date().toISOString(), data };
+  const trace = traceparent();
+  return { id: randomUUID(), type: subject, occurred_at: new Date().toISOString(), data, ...(trace ? { trace } : {}) };
 }
 
 /**
@@ -118,6 +120,21 @@ function discard(client: pg.PoolClient, onError: (err: Error) => void, err?: Err
   client.release(err);
 }
 
+/** The publish of an event written by a traced call, as a span of that call's trace (carried on to consumers). */
+function tracedPublish<T>(subject: string, parent: string, h: MsgHdrs, send: () => Promise<T>): Promise<T> {
+  return tracer.startActiveSpan(`${subject} publish`, { kind: SpanKind.PRODUCER }, contextOf(parent), async (span) => {
+    injectTrace(h);
+    try {
+      return await send();
+    } catch (err) {
+      failSpan(span, err);
+      throw err;
+    } finally {
+      span.end();
+    }
+  });
+}
+
 /**
  * Starts the relay of one schema's outbox. Rows are taken with SKIP LOCKED, so relays of several
  * replicas share the work; each event carries its id as Nats-Msg-Id, so a row published twice
@@ -155,7 +172,9 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
         rows.map((row) => {
           const h = headers();
           h.set('Nats-Msg-Id', row.payload.id);
-          return js.publish(names.subject(row.subject), enc.encode(JSON.stringify(row.payload)), { headers: h });
+          const send = () =>
+            js.publish(names.subject(row.subject), enc.encode(JSON.stringify(row.payload)), { headers: h });
+          return row.payload.trace ? tracedPublish(row.subject, row.payload.trace, h, send) : send();
         }),
       );
       const failed = published.find((r) => r.status === 'rejected');

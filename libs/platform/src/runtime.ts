@@ -5,9 +5,12 @@ import type { BaseConfig } from './config.ts';
 import { type Database, migrate, openDatabase, PLATFORM_MIGRATIONS } from './db.ts';
 import { type Check, createMetrics, startHealthServer } from './health.ts';
 import { createLogger, type Logger } from './log.ts';
+import { natsOptions } from './nats-connect.ts';
 import { PLATFORM_RETAINED, type RetainedTable, startRetention } from './retention.ts';
 import { classifyPgError, connectNats, exitOnStartupFailure, retryStartup } from './startup.ts';
 import { consumersReady } from './supervisor.ts';
+import { setupTracing, stopTracing } from './tracing.ts';
+import { exitOnRefusal, trustFromEnv } from './trust.ts';
 
 /** What a service's createApp receives. */
 export interface ServiceDeps<DB> {
@@ -51,20 +54,31 @@ export interface RunOptions<DB> {
  * wrong DATABASE_URL) ends the process with one line.
  */
 export async function runService<DB>(opts: RunOptions<DB>): Promise<void> {
+  await setupTracing(opts.name);
   const log = createLogger(opts.name, opts.config.LOG_LEVEL);
+  let trust: ReturnType<typeof trustFromEnv>;
   try {
-    await startService(opts, log);
+    trust = trustFromEnv(process.env, 'service');
+  } catch (err) {
+    exitOnRefusal(err, log);
+  }
+  try {
+    await startService(opts, log, trust);
   } catch (err) {
     exitOnStartupFailure(opts.name, log, err);
   }
 }
 
-async function startService<DB>(opts: RunOptions<DB>, log: ReturnType<typeof createLogger>): Promise<void> {
+async function startService<DB>(
+  opts: RunOptions<DB>,
+  log: ReturnType<typeof createLogger>,
+  trust: ReturnType<typeof trustFromEnv>,
+): Promise<void> {
   const metrics = createMetrics(opts.name);
   // Filled in once started; until then /readyz fails on `starting`.
   const checks: Record<string, Check> = { starting: () => Promise.reject(new Error('starting')) };
   const health = opts.config.HEALTH_PORT ? await startHealthServer(opts.config.HEALTH_PORT, checks, metrics) : null;
-  const nc = await connectNats(opts.config.NATS_URL, opts.name, log);
+  const nc = await connectNats(natsOptions(opts.config, opts.name), log);
   const database = openDatabase<DB>(opts.config.DATABASE_URL, opts.schema, {
     max: opts.config.DB_POOL_MAX ?? opts.poolSize ?? 5,
     directUrl: opts.config.DATABASE_DIRECT_URL,
@@ -89,6 +103,7 @@ async function startService<DB>(opts: RunOptions<DB>, log: ReturnType<typeof cre
     maxConcurrent: opts.config.MAX_CONCURRENT_REQUESTS,
     maxQueued: opts.config.MAX_QUEUED_REQUESTS,
     metrics,
+    trust,
   });
   const app = await opts.createApp({ bus, nc, database, log, config: opts.config, metrics });
   const retention = opts.config.RETENTION_INTERVAL_MS
@@ -117,6 +132,7 @@ async function startService<DB>(opts: RunOptions<DB>, log: ReturnType<typeof cre
     await retention?.stop();
     await nc.drain();
     await database.close();
+    await stopTracing();
   });
 }
 

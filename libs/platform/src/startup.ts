@@ -1,4 +1,4 @@
-import { connect, type NatsConnection } from 'nats';
+import { type ConnectionOptions, connect, type NatsConnection } from 'nats';
 import type { Logger } from './log.ts';
 
 /** A start-up failure that waiting cannot fix (a malformed URL, a wrong password, no such database). */
@@ -19,6 +19,11 @@ export function classifyPgError(err: unknown, url: string): unknown {
   const safe = redactUrl(url);
   if (code && PERMANENT_PG.has(code)) {
     return new StartupError(`DATABASE_URL ${safe}: ${(err as Error).message} (${code})`);
+  }
+  // A migration that PostgreSQL refused (not a connection lost midway: SQLSTATE classes 08, 53, 57)
+  // fails the same way on every try: one clear line instead of waiting forever as "not reachable".
+  if ((err as { migration?: boolean })?.migration && code && /^[0-9A-Z]{5}$/.test(code) && !/^(08|53|57)/.test(code)) {
+    return new StartupError((err as Error).message);
   }
   if (code === 'ERR_INVALID_URL' || (err instanceof TypeError && /Invalid URL/i.test((err as Error).message))) {
     return new StartupError(`DATABASE_URL ${safe} is not a valid PostgreSQL URL`);
@@ -68,10 +73,10 @@ export async function retryStartup<T>(
 }
 
 /** Connects to NATS, waiting for the server as long as it takes (and reconnecting forever after). */
-export function connectNats(servers: string, name: string, log: Logger): Promise<NatsConnection> {
+export function connectNats(options: ConnectionOptions, log: Logger): Promise<NatsConnection> {
   return retryStartup(
     'nats',
-    () => connect({ servers, name, maxReconnectAttempts: -1, waitOnFirstConnect: false, timeout: 5_000 }),
+    () => connect({ maxReconnectAttempts: -1, ...options, waitOnFirstConnect: false, timeout: 5_000 }),
     log,
   );
 }

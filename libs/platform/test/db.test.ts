@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Database, ensureDatabase, migrate, openDatabase } from '@studium/platform';
+import { classifyPgError, type Database, ensureDatabase, migrate, openDatabase, StartupError } from '@studium/platform';
 import { createTestEnv, type TestEnv } from '@studium/testing';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -96,6 +96,21 @@ describe('migrate', () => {
     ]);
     await writeFile(join(dir, '0002_bad.sql'), 'create table half_done (id int);');
     expect(await migrate(database.pool, 'fail_test', [dir])).toEqual(['0002_bad.sql']);
+  });
+
+  it('a file PostgreSQL refuses is a start-up error at once, not a database still to wait for', async () => {
+    const dir = await migrations('refused', { '0001_bad.sql': 'select 1 / 0;' });
+    const database = open('refused_test');
+    const err = await migrate(database.pool, 'refused_test', [dir]).catch((e) => e);
+    const classified = classifyPgError(err, env.databaseUrl);
+    expect(classified).toBeInstanceOf(StartupError);
+    expect((classified as Error).message).toMatch(/refused_test\/0001_bad\.sql failed: division by zero/);
+    // A connection lost midway stays a reason to wait and retry.
+    const lost = Object.assign(new Error('migration x/0001.sql failed: terminating connection'), {
+      code: '57P01',
+      migration: true,
+    });
+    expect(classifyPgError(lost, env.databaseUrl)).toBe(lost);
   });
 });
 

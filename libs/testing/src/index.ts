@@ -1,7 +1,52 @@
 import { randomBytes } from 'node:crypto';
-import { type Bus, createBus, createLogger, dropDatabase, ensureDatabase, type Logger } from '@studium/platform';
+import type { Principal } from '@studium/contracts';
+import {
+  type Bus,
+  type BusTrust,
+  createBus,
+  createLogger,
+  dropDatabase,
+  ensureDatabase,
+  generateEdgeKeys,
+  type Logger,
+  principalSigner,
+  principalVerifier,
+  receivedPrincipal,
+} from '@studium/platform';
 import { Redis } from 'ioredis';
 import { connect, type NatsConnection } from 'nats';
+
+/**
+ * The edge key pair of this test process. Set in the environment on import, so services a test
+ * starts as child processes (inheriting it) verify what the test's buses sign.
+ */
+export const TEST_KEYS = (() => {
+  if (!process.env.EDGE_SIGNING_KEY || !process.env.EDGE_PUBLIC_KEY) {
+    const keys = generateEdgeKeys();
+    process.env.EDGE_SIGNING_KEY = keys.privateKey;
+    process.env.EDGE_PUBLIC_KEY = keys.publicKey;
+  }
+  return { privateKey: process.env.EDGE_SIGNING_KEY, publicKey: process.env.EDGE_PUBLIC_KEY };
+})();
+
+/** The edge's side (signs and verifies): for the test's own requests and an edge the test starts. */
+export const EDGE_TRUST: BusTrust = {
+  signer: principalSigner(TEST_KEYS.privateKey),
+  verifier: principalVerifier(TEST_KEYS.publicKey),
+};
+/** A service's side (verifies only, so a principal it makes up cannot be sent). */
+export const SERVICE_TRUST: BusTrust = { verifier: EDGE_TRUST.verifier };
+
+/**
+ * `principal` as a handler receives it from the edge (signed for `sub`, verified): for a test that
+ * calls a service's own code directly where it passes the caller on over the bus.
+ */
+export function asReceived(principal: Principal, sub: string): Principal {
+  const token = EDGE_TRUST.signer?.sign(principal, sub, Date.now() + 60_000) ?? '';
+  const checked = EDGE_TRUST.verifier?.verify(token);
+  if (!checked?.ok) throw new Error('the test key does not verify');
+  return receivedPrincipal(checked.signed);
+}
 
 /** An isolated environment for one test file: its own database and its own subject prefix. */
 export interface TestEnv {
@@ -10,6 +55,7 @@ export interface TestEnv {
   /** A fresh subject prefix: requests of this file never reach another file's services. */
   prefix: string;
   nc: NatsConnection;
+  /** Signs principals as the edge does (see {@link EDGE_TRUST}). */
   bus: Bus;
   log: Logger;
   natsUrl: string;
@@ -31,7 +77,7 @@ export async function createTestEnv(name = 'test'): Promise<TestEnv> {
   const prefix = `t${id}`;
   const log = createLogger(name, process.env.TEST_LOG_LEVEL ?? 'silent');
   const nc = await connect({ servers: NATS, name: `${name}-${id}` });
-  const bus = createBus(nc, { prefix, timeoutMs: 3000, log });
+  const bus = createBus(nc, { prefix, timeoutMs: 3000, log, trust: EDGE_TRUST });
   const cleanups: Array<() => Promise<unknown>> = [];
   return {
     databaseUrl,

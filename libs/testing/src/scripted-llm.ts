@@ -15,6 +15,11 @@ export interface LlmScript {
   delayMs?: number;
   /** After this many pieces: 'error' sends an error object in the stream, 'close' drops the connection. */
   failAfter?: { chunks: number; how: 'error' | 'close' };
+  /**
+   * Tool calls the answer makes (after its text), streamed as providers do: the id and name in
+   * one piece, the arguments (JSON of an object, or a raw string) in two.
+   */
+  toolCalls?: Array<{ name: string; arguments: unknown; id?: string }>;
   /** Token counts reported at the end (when the client asked for usage). */
   usage?: { prompt: number; completion: number };
 }
@@ -24,8 +29,14 @@ export interface LlmRequest {
   body: {
     model: string;
     stream?: boolean;
-    messages: Array<{ role: string; content: string }>;
+    messages: Array<{
+      role: string;
+      content: string | null;
+      tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>;
+      tool_call_id?: string;
+    }>;
     stream_options?: { include_usage?: boolean };
+    tools?: Array<{ type: string; function: { name: string; description?: string; parameters?: unknown } }>;
   };
   /** True when the client closed the connection before the answer ended. */
   aborted: boolean;
@@ -97,7 +108,27 @@ export async function startScriptedLlm(initial: LlmScript = { chunks: ['Хоро
       send({ ...base, choices: [{ index: 0, delta: { content: chunks[i] }, finish_reason: null }] });
     }
     if (res.destroyed) return;
-    send({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
+    const calls = s.toolCalls ?? [];
+    for (let i = 0; i < calls.length; i++) {
+      const c = calls[i] as NonNullable<LlmScript['toolCalls']>[number];
+      const args = typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments);
+      const half = Math.floor(args.length / 2);
+      const piece = (fn: Record<string, string>, id?: string) =>
+        send({
+          ...base,
+          choices: [
+            {
+              index: 0,
+              delta: { tool_calls: [{ index: i, ...(id ? { id, type: 'function' } : {}), function: fn }] },
+              finish_reason: null,
+            },
+          ],
+        });
+      piece({ name: c.name, arguments: '' }, c.id ?? `call_${index}_${i}`);
+      piece({ arguments: args.slice(0, half) });
+      piece({ arguments: args.slice(half) });
+    }
+    send({ ...base, choices: [{ index: 0, delta: {}, finish_reason: calls.length ? 'tool_calls' : 'stop' }] });
     if (record.body.stream_options?.include_usage && s.usage) {
       send({
         ...base,

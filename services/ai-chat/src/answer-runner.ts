@@ -1,10 +1,10 @@
 import { CHAT_CONTEXT_MESSAGES, ChatControl, type ChatFrame, type ChatMessage } from '@studium/contracts';
-import type { Logger } from '@studium/platform';
-import { createInbox, type NatsConnection, type Subscription } from 'nats';
+import { type Logger, newInbox } from '@studium/platform';
+import type { NatsConnection, Subscription } from 'nats';
 import type { ActiveAnswers } from './active-answers.ts';
 import { type AnswerFailure, failureText } from './domain/failures.ts';
 import { modelMessages } from './domain/prompt.ts';
-import type { ChatMetrics } from './metrics.ts';
+import { type ChatMetrics, userLabel } from './metrics.ts';
 import { type ChatModel, ModelError } from './model/model.ts';
 import type { ThreadRepository } from './repositories/thread.repository.ts';
 
@@ -59,7 +59,7 @@ export class AnswerRunner {
   /** Starts the answer in the background; returns the subject the caller sends controls to. */
   start(job: AnswerJob): string {
     const { nc, heartbeatMs, callerTimeoutMs } = this.deps;
-    const control = createInbox();
+    const control = newInbox(nc);
     const abort = new AbortController();
     let lastAlive = Date.now();
     let seq = 0;
@@ -163,8 +163,8 @@ export class AnswerRunner {
     // Providers that report no usage: a rough count (about four characters a token) keeps the metric useful.
     const tokensIn = usage?.input ?? Math.ceil(messages.reduce((n, m) => n + m.content.length, 0) / 4);
     const tokensOut = usage?.output ?? Math.ceil(text.length / 4);
-    metrics.tokens.labels(job.user, modelName, 'in').inc(tokensIn);
-    metrics.tokens.labels(job.user, modelName, 'out').inc(tokensOut);
+    metrics.tokens.labels(userLabel(job.user), modelName, 'in').inc(tokensIn);
+    metrics.tokens.labels(userLabel(job.user), modelName, 'out').inc(tokensOut);
     const id = await threads.addAnswer(job.threadId, text, { model: modelName, tokensIn, tokensOut });
     if (id === false) return fail('thread_deleted');
     metrics.answers.labels(modelName, 'done').inc();
@@ -184,7 +184,7 @@ export class AnswerRunner {
  * I/O callbacks, so publishing them at once here costs one socket write instead of one each. The
  * order of each answer's frames is kept.
  */
-class FrameBatch {
+export class FrameBatch {
   private queue: Array<[string, Uint8Array]> = [];
 
   constructor(private readonly nc: NatsConnection) {}

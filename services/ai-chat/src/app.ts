@@ -16,6 +16,9 @@ import { createChatMetrics } from './metrics.ts';
 import type { ChatModel } from './model/model.ts';
 import { OpenAiChatModel } from './model/openai-model.ts';
 import { ThreadRepository } from './repositories/thread.repository.ts';
+import { tutorHandlers } from './tutor/handlers.ts';
+import { TutorRepository } from './tutor/repository.ts';
+import { TutorRunner } from './tutor/runner.ts';
 
 /** Migrations of the ai_chat schema. */
 export const MIGRATIONS = new URL('../migrations', import.meta.url).pathname;
@@ -72,7 +75,24 @@ export async function createApp({
     callerTimeoutMs: cfg.AI_CHAT_CALLER_TIMEOUT_MS,
     coalesceMs: cfg.AI_CHAT_COALESCE_MS,
   });
+  // The platform's tutor (issue 23): the same model, its own conversations and runner.
+  const tutorRepo = new TutorRepository(database.db);
+  const tutor = new TutorRunner({
+    nc,
+    bus,
+    repo: tutorRepo,
+    model,
+    active,
+    metrics,
+    log,
+    heartbeatMs: cfg.AI_CHAT_HEARTBEAT_MS,
+    callerTimeoutMs: cfg.AI_CHAT_CALLER_TIMEOUT_MS,
+    toolsTimeoutMs: cfg.AI_TUTOR_TOOLS_TIMEOUT_MS,
+    maxRounds: cfg.AI_TUTOR_TOOL_ROUNDS,
+    coalesceMs: cfg.AI_CHAT_COALESCE_MS,
+  });
   const service = await bus.serve('ai-chat', [
+    ...tutorHandlers(tutorRepo, active, tutor, cfg.AI_CHAT_ACTIVE_PER_USER, model !== null),
     startAnswerHandler(threads, active, runner, cfg.AI_CHAT_ACTIVE_PER_USER),
     listThreadsHandler(threads),
     threadMessagesHandler(threads),
@@ -84,6 +104,7 @@ export async function createApp({
     async stop() {
       await service.stop();
       await runner.stop();
+      await tutor.stop();
       clearInterval(renew);
       redis.disconnect();
     },

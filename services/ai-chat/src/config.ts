@@ -1,3 +1,4 @@
+import { TUTOR_TOOL_ROUNDS } from '@studium/contracts';
 import { BaseConfig } from '@studium/platform';
 import { z } from 'zod';
 
@@ -29,6 +30,10 @@ export const AiChatConfig = BaseConfig.extend({
   AI_CHAT_COALESCE_MS: z.coerce.number().int().min(0).default(50),
   /** An answer whose caller (the edge) sent no `alive` for this long is aborted and not saved. */
   AI_CHAT_CALLER_TIMEOUT_MS: ms(5_000),
+  /** How long the edge may take to run one round of the tutor's tool calls. */
+  AI_TUTOR_TOOLS_TIMEOUT_MS: ms(30_000),
+  /** Model rounds of one tutor turn (each may call tools); past them the turn ends with an error. */
+  AI_TUTOR_TOOL_ROUNDS: z.coerce.number().int().min(1).max(50).default(TUTOR_TOOL_ROUNDS),
 });
 export type AiChatConfig = z.infer<typeof AiChatConfig>;
 

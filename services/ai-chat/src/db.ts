@@ -22,4 +22,24 @@ export interface AiChatDb {
     tokens_out: number | null;
     created_at: Generated<string>;
   };
+  tutor_conversations: {
+    id: string;
+    owner: string;
+    lesson: string;
+    session: string | null;
+    title: string;
+    created_at: Generated<string>;
+    updated_at: Timestamp;
+  };
+  tutor_messages: {
+    id: string;
+    n: ColumnType<number, never, never>;
+    conversation_id: string;
+    role: 'user' | 'assistant' | 'tool';
+    content: string;
+    tool_calls: ColumnType<unknown, string | null | undefined, string | null> | null;
+    tool_call_id: string | null;
+    tool_name: string | null;
+    created_at: Generated<string>;
+  };
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 /** The ai-chat service's Prometheus metrics. */
@@ -17,7 +18,7 @@ export function createChatMetrics(registry: Registry): ChatMetrics {
     registry,
     tokens: new Counter({
       name: 'studium_ai_chat_tokens_total',
-      help: 'Model tokens per teacher and model: direction "in" (prompt) or "out" (answer); the provider counts them when it reports usage',
+      help: 'Model tokens per teacher (a pseudonym of the user id, see userLabel) and model: direction "in" (prompt) or "out" (answer); the provider counts them when it reports usage',
       labelNames: ['user', 'model', 'direction'],
       registers: [registry],
     }),
@@ -47,4 +48,13 @@ export function createChatMetrics(registry: Registry): ChatMetrics {
       registers: [registry],
     }),
   };
+}
+
+/**
+ * The `user` label of the token counter: the first 16 hex digits of the SHA-256 of the user id.
+ * A user's id is their login, an e-mail: Prometheus (and whoever reads it) gets a stable pseudonym
+ * instead, which an operator who knows the login can compute to find that teacher's usage.
+ */
+export function userLabel(user: string): string {
+  return createHash('sha256').update(user).digest('hex').slice(0, 16);
 }

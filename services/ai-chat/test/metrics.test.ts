@@ -1,6 +1,7 @@
 import { eventually } from '@studium/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendMessage } from '../../../test/support/ai-chat.ts';
+import { userLabel } from '../src/metrics.ts';
 import { PEOPLE, startChatStack } from './support.ts';
 
 let stack: Awaited<ReturnType<typeof startChatStack>>;
@@ -28,10 +29,14 @@ describe('chat metrics', () => {
     await sendMessage(stack.url, stack.tokens.teacher, { message: 'Ещё', thread_id: null });
     await sendMessage(stack.url, stack.tokens.other, { message: 'Чужой', thread_id: null });
     const text = await stack.chat.app.registry.metrics();
-    const teacher = { user: PEOPLE.teacher.id, model: 'scripted-model' };
+    const teacher = { user: userLabel(PEOPLE.teacher.id), model: 'scripted-model' };
     expect(sample(text, 'studium_ai_chat_tokens_total', { ...teacher, direction: 'in' })).toBe(150);
     expect(sample(text, 'studium_ai_chat_tokens_total', { ...teacher, direction: 'out' })).toBe(9);
-    expect(sample(text, 'studium_ai_chat_tokens_total', { user: PEOPLE.other.id, direction: 'out' })).toBe(2);
+    expect(sample(text, 'studium_ai_chat_tokens_total', { user: userLabel(PEOPLE.other.id), direction: 'out' })).toBe(
+      2,
+    );
+    // No e-mail reaches the metrics.
+    expect(text).not.toContain('@school.test');
     expect(sample(text, 'studium_ai_chat_answers_total', { model: 'scripted-model', outcome: 'done' })).toBe(3);
     expect(sample(text, 'studium_ai_chat_provider_first_token_seconds_count', { model: 'scripted-model' })).toBe(3);
     await eventually(async () =>

@@ -16,3 +16,18 @@ export function student(ctx: CallContext): Principal {
   if (!ctx.principal) throw new Failure(401, 'no principal');
   return ctx.principal;
 }
+
+/** Platform roles that act on every course (as goal_runs and the homework review see them). */
+const STAFF = ['Moderator', 'System Manager', 'Administrator'];
+
+/**
+ * The caller of a cabinet action on one course that gives access to people (testers): an author
+ * who is one of the course's instructors, or staff. Anyone else: 403 (the edge audits it).
+ */
+export function instructor(ctx: CallContext, course: { instructors: string[] }): Principal {
+  const who = author(ctx);
+  if (!who.roles.some((r) => STAFF.includes(r)) && !course.instructors.includes(who.user)) {
+    throw new Failure(403, 'not an instructor of this course');
+  }
+  return who;
+}

@@ -3,6 +3,7 @@ import { CoursesConfig } from './config.ts';
 import type { CoursesDb } from './db.ts';
 import { addNoteHandler } from './handlers/add-note.ts';
 import { announceCourseHandler } from './handlers/announce-course.ts';
+import { reviewNoteHandler, writeNoteHandler } from './handlers/cabinet-notes.ts';
 import { courseNotesHandler } from './handlers/course-notes.ts';
 import { courseReleaseHandler } from './handlers/course-release.ts';
 import { courseReleasesHandler } from './handlers/course-releases.ts';
@@ -19,6 +20,7 @@ import { resolveNoteHandler } from './handlers/resolve-note.ts';
 import { resolveReportHandler } from './handlers/resolve-report.ts';
 import { startSessionConsumer } from './handlers/session-started.ts';
 import { takeClosedReportsHandler } from './handlers/take-closed-reports.ts';
+import { courseTestersHandler, testerHandlers } from './handlers/testers.ts';
 import { unpublishCourseHandler } from './handlers/unpublish-course.ts';
 import { updateCourseHandler } from './handlers/update-course.ts';
 import { coursesDeps } from './store.ts';
@@ -56,6 +58,10 @@ export async function createApp({ bus, nc, database, log, config, metrics }: Ser
     courseReportsHandler(deps),
     resolveReportHandler(deps),
     takeClosedReportsHandler(deps),
+    writeNoteHandler(deps),
+    reviewNoteHandler(deps),
+    courseTestersHandler(deps),
+    ...testerHandlers(deps),
   ]);
   const sessions = await startSessionConsumer({
     nc,

@@ -29,6 +29,8 @@ export interface CoursesDb {
     status: ColumnType<CourseStatus, CourseStatus | undefined, CourseStatus>;
     created_by: string;
     instructors: string[];
+    /** Logins that may study the course before it opens (the author cabinet grants them). */
+    testers: ColumnType<string[], string[] | undefined, string[]>;
     legacy_lessons: Generated<number>;
     announced: Generated<boolean>;
     card_revision: ColumnType<number, number | undefined, number>;

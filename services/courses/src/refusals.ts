@@ -251,3 +251,26 @@ export function invalidDuplicateOf(
     { report, duplicate_of: duplicateOf, reason },
   );
 }
+
+// --- the author cabinet ---
+
+/** invalid_transition of the cabinet: a note already accepted, or a return or reply without text. */
+export function reviewRefused(note: string, problem: 'accepted' | 'empty_text') {
+  return problem === 'accepted'
+    ? refuse('invalid_transition', 'Заметка уже принята: её не вернуть и не принять ещё раз', {
+        note,
+        status: 'accepted',
+      })
+    : refuse('invalid_transition', 'Пустой ответ: напишите агенту, что не так или что сделать', {
+        note,
+        where: 'text',
+      });
+}
+
+/** too_many_testers: the course already has the most testers one course may have. */
+export function tooManyTesters(course: string, max: number) {
+  return refuse('too_many_testers', `У курса уже ${max} тестеров: снимите доступ тем, кому он больше не нужен`, {
+    course,
+    max,
+  });
+}

@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { AuditLog, type EdgeDb } from './audit.ts';
 import { Authenticator } from './auth.ts';
 import { BodyRefusal, bodyRefusalReply, installBodyBounds } from './body.ts';
+import { cabinetApp } from './cabinet/routes.ts';
 import { registerChatRoutes } from './chat/routes.ts';
 import { capabilitiesSupportUi } from './choose.ts';
 import type { EdgeConfig } from './config.ts';
@@ -20,8 +21,11 @@ import { createEdgeMetrics } from './metrics.ts';
 import { setupOAuth } from './oauth/index.ts';
 import { isOAuthPath } from './oauth/routes.ts';
 import { RateLimiter } from './rate-limit.ts';
+import { studentApp } from './student/routes.ts';
 import { authorGate, refuseNonAuthor, rpcFailure, scopeChallenge, surfaceAuth } from './surface-auth.ts';
 import type { Caller } from './tools.ts';
+import { registerTutorRoutes } from './tutor/routes.ts';
+import { setupWeb } from './web/index.ts';
 
 // Schema messages reach agents and students: Russian, like every user-facing text.
 z.config(z.locales.ru());
@@ -220,6 +224,31 @@ export async function buildApp(deps: EdgeDeps) {
     timing: { aliveMs: config.AI_CHAT_ALIVE_MS, stallMs: config.AI_CHAT_STALL_MS, keepAliveMs: 15_000 },
   });
 
+  // The platform's web pages (DESIGN "Running"): one session sign-in, one folder per app.
+  const web = await setupWeb(app, {
+    bus,
+    db: deps.db as never,
+    redis,
+    log: deps.log,
+    config,
+    audit,
+    call: callDeps,
+    files,
+    uploadBodyLimit: UPLOAD_BODY_LIMIT,
+  });
+  await web.registerApp(studentApp());
+  await web.registerApp(cabinetApp());
+
+  // The platform's tutor (issue 23): /v1/tutor/* and its page at /tutor, signed in by the web
+  // session (or an API token, as /mcp).
+  await registerTutorRoutes(app, {
+    call: callDeps,
+    auth,
+    web: web.auth,
+    registry: metrics.registry,
+    timing: { aliveMs: config.AI_CHAT_ALIVE_MS, stallMs: config.AI_CHAT_STALL_MS, keepAliveMs: 15_000 },
+  });
+
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {
     // Without Redis the edge still serves every call (rate limits let calls through, the MCP Apps
@@ -243,7 +272,7 @@ export async function buildApp(deps: EdgeDeps) {
   );
   // Prometheus scrapes pod IPs with whatever Host it likes: a port of its own, outside the Host
   // allow-list, that the Service behind the Ingress does not expose.
-  const scrape = config.METRICS_PORT ? await startMetricsServer(config.METRICS_PORT, metrics.registry) : null;
+  let scrape: Server | null = null;
 
   app.addHook('onClose', async () => {
     scrape?.close();
@@ -251,6 +280,13 @@ export async function buildApp(deps: EdgeDeps) {
     oauth?.stop();
     await Promise.all(Object.values(handlers).map((h) => h.handler.close()));
   });
+  if (config.METRICS_PORT) {
+    // A port that cannot be had (taken, not allowed) is a start-up error like any other setting.
+    scrape = await startMetricsServer(config.METRICS_PORT, metrics.registry).catch(async (err) => {
+      await app.close();
+      throw new Error(`METRICS_PORT ${config.METRICS_PORT}: ${(err as Error).message}`);
+    });
+  }
   return app;
 }
 
@@ -258,9 +294,19 @@ export async function buildApp(deps: EdgeDeps) {
 function startMetricsServer(port: number, registry: Registry): Promise<Server> {
   const server = createServer((req, res) => {
     if (req.method !== 'GET' || req.url !== '/metrics') return void res.writeHead(404).end();
-    void registry.metrics().then((body) => res.writeHead(200, { 'content-type': registry.contentType }).end(body));
+    registry.metrics().then(
+      (body) => res.writeHead(200, { 'content-type': registry.contentType }).end(body),
+      // A collector that throws is a failed scrape, never an unhandled rejection.
+      () => res.writeHead(500).end(),
+    );
   });
-  return new Promise((resolve) => server.listen(port, '0.0.0.0', () => resolve(server)));
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '0.0.0.0', () => {
+      server.off('error', reject);
+      resolve(server);
+    });
+  });
 }
 
 function hostname(host: string | undefined): string | null {
@@ -284,7 +330,8 @@ function originBase(origin: string): string {
  * batch limit, in base64, and the JSON around it — so a batch somewhat too large still reaches the
  * service and gets the spec's answer_too_large; a far larger body is HTTP 413.
  */
-const UPLOAD_BODY_LIMIT = Math.ceil(((LIMITS.homeworkBatchBytes + LIMITS.homeworkFileBytes) * 4) / 3) + 1024 * 1024;
+export const UPLOAD_BODY_LIMIT =
+  Math.ceil(((LIMITS.homeworkBatchBytes + LIMITS.homeworkFileBytes) * 4) / 3) + 1024 * 1024;
 
 /**
  * Errors fastify raises itself (a body over the route's limit, malformed JSON) and any a handler

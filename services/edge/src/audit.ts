@@ -32,7 +32,9 @@ export interface Violation {
     | 'write_with_read_token'
     | 'oauth_grant'
     | 'oauth_revocation'
-    | 'oauth_login_failed';
+    | 'oauth_login_failed'
+    | 'web_login_failed'
+    | 'web_csrf_refused';
   user: string | null;
   endpoint: string;
   tool?: string;

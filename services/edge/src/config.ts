@@ -98,6 +98,8 @@ export const EdgeConfig = BaseConfig.extend({
   LOGIN_ATTEMPTS_PER_MINUTE: z.coerce.number().int().min(1).default(10),
   /** Sign-in attempts per client address per minute (any login). */
   LOGIN_ATTEMPTS_PER_ADDRESS_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+  /** Lifetime of a web pages' session (the student pages, tutor, author's cabinet), hours; then sign in again. */
+  WEB_SESSION_TTL_H: z.coerce.number().int().min(1).max(720).default(168),
   /** Trust X-Forwarded-* from a TLS-terminating proxy (ingress). */
   TRUST_PROXY: z
     .enum(['true', 'false'])

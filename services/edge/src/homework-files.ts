@@ -188,33 +188,40 @@ export function registerStoreHomeworkFile(
       annotations: { title: tool.title, ...tool.annotations },
       _meta: { ui: { resourceUri: WINDOW_URI, visibility: ['app'] } },
     },
-    (async (raw: unknown) => {
-      // A read token or malformed arguments are refused before any byte is stored.
-      const args = (raw ?? {}) as Record<string, unknown>;
-      if (caller.principal.scope !== 'write' || !tool.input.safeParse(args).success) {
-        return callTool(deps, tool, caller, args);
-      }
-      // Then the rate limit, and homework's check of the offer (access, count, sizes, types by
-      // content, quota): a refused call stores nothing, so it leaves no orphan behind.
-      const rate = await deps.limiter.check(caller.tokenKey);
-      if (!rate.allowed) return rateLimitedResult(rate.retryAfter);
-      try {
-        const check = await deps.bus.request(checkHomeworkFiles, caller.principal, offerOf(args));
-        if (!check.ok) return refusalResult(check.error);
-      } catch (err) {
-        deps.log.warn({ err, reqId: caller.requestId }, 'check_homework_files failed');
-        return failureResult(err instanceof Failure ? err.status : 503);
-      }
-      let staged: StagedFile[];
-      try {
-        staged = await files.stage(args.files);
-      } catch {
-        // The object store is unreachable: a failure, like a service that does not answer.
-        return failureResult(503);
-      }
-      return callTool(deps, tool, caller, { ...args, files: staged }, { rateCounted: true });
-    }) as never,
+    (async (raw: unknown) => storeHomeworkFiles(deps, caller, files, raw)) as never,
   );
+}
+
+/**
+ * One store_homework_file call (the window's and the lesson page's): the bytes go to the object
+ * store, then the call takes the tool's path with what was staged.
+ */
+export async function storeHomeworkFiles(deps: CallDeps, caller: Caller, files: HomeworkFiles, raw: unknown) {
+  const tool = store_homework_file as ToolContract;
+  // A read token or malformed arguments are refused before any byte is stored.
+  const args = (raw ?? {}) as Record<string, unknown>;
+  if (caller.principal.scope !== 'write' || !tool.input.safeParse(args).success) {
+    return callTool(deps, tool, caller, args);
+  }
+  // Then the rate limit, and homework's check of the offer (access, count, sizes, types by
+  // content, quota): a refused call stores nothing, so it leaves no orphan behind.
+  const rate = await deps.limiter.check(caller.tokenKey);
+  if (!rate.allowed) return rateLimitedResult(rate.retryAfter);
+  try {
+    const check = await deps.bus.request(checkHomeworkFiles, caller.principal, offerOf(args));
+    if (!check.ok) return refusalResult(check.error);
+  } catch (err) {
+    deps.log.warn({ err, reqId: caller.requestId }, 'check_homework_files failed');
+    return failureResult(err instanceof Failure ? err.status : 503);
+  }
+  let staged: StagedFile[];
+  try {
+    staged = await files.stage(args.files);
+  } catch {
+    // The object store is unreachable: a failure, like a service that does not answer.
+    return failureResult(503);
+  }
+  return callTool(deps, tool, caller, { ...args, files: staged }, { rateCounted: true });
 }
 
 /**

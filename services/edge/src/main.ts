@@ -1,15 +1,21 @@
 import {
+  type BusTrust,
   checkFileUrlSecret,
   classifyPgError,
   connectNats,
   createBus,
   createLogger,
+  exitOnRefusal,
   exitOnStartupFailure,
   loadConfig,
   migrate,
+  natsOptions,
   onShutdown,
   openDatabase,
   retryStartup,
+  setupTracing,
+  stopTracing,
+  trustFromEnv,
 } from '@studium/platform';
 import { Redis } from 'ioredis';
 import { buildApp } from './app.ts';
@@ -19,10 +25,17 @@ import { EdgeConfig, SCHEMA } from './config.ts';
 const config = loadConfig(EdgeConfig);
 // No default signing key outside development: refused before anything is opened.
 config.FILE_URL_SECRET = checkFileUrlSecret(config.FILE_URL_SECRET, config.STUDIUM_ENV);
+await setupTracing('edge');
 const log = createLogger('edge', config.LOG_LEVEL);
+let trust: BusTrust;
+try {
+  trust = trustFromEnv(process.env, 'edge');
+} catch (err) {
+  exitOnRefusal(err, log);
+}
 try {
   // NATS and PostgreSQL not reachable yet are waited for; the edge listens once both answer.
-  const nc = await connectNats(config.NATS_URL, 'edge', log);
+  const nc = await connectNats(natsOptions(config, 'edge'), log);
   const database = openDatabase<EdgeDb>(config.DATABASE_URL, SCHEMA, {
     max: config.DB_POOL_MAX ?? 3,
     preparedStatements: config.DB_PREPARED_STATEMENTS,
@@ -43,6 +56,7 @@ try {
     timeoutMs: config.REQUEST_TIMEOUT_MS,
     log,
     readAttemptTimeoutMs: config.READ_ATTEMPT_TIMEOUT_MS,
+    trust,
   });
   const app = await buildApp({ bus, db: database.db, redis, log, config });
   await app.listen({ host: config.HOST, port: config.PORT });
@@ -53,6 +67,7 @@ try {
     await nc.drain();
     redis.disconnect();
     await database.close();
+    await stopTracing();
   });
 } catch (err) {
   exitOnStartupFailure('edge', log, err);

@@ -7,7 +7,7 @@ import {
   type ToolContract,
   UNTRUSTED,
 } from '@studium/contracts';
-import { type Bus, Failure, type Logger, type ReplyCache } from '@studium/platform';
+import { type Bus, Failure, type Logger, type ReplyCache, SpanKind, tracer } from '@studium/platform';
 import type { z } from 'zod';
 import type { AuditLog } from './audit.ts';
 import type { HomeworkFiles } from './homework-files.ts';
@@ -46,12 +46,35 @@ export interface Caller {
  * rendering of data, refusal or failure. Failures never throw into the SDK (which would turn them
  * into internal text): they become the spec's fixed phrases.
  */
-export async function callTool(
+export function callTool(
   deps: CallDeps,
   tool: ToolContract,
   caller: Caller,
   args: unknown,
   opts: { rateCounted?: boolean } = {},
+) {
+  // One trace per tool call: this span is its root, the services' spans hang below it.
+  return tracer.startActiveSpan(
+    `tool ${tool.name}`,
+    { kind: SpanKind.SERVER, attributes: { 'studium.tool': tool.name, 'studium.endpoint': caller.endpoint } },
+    async (span) => {
+      try {
+        const result = await runTool(deps, tool, caller, args, opts);
+        if ('isError' in result && result.isError) span.setAttribute('studium.outcome', 'error');
+        return result;
+      } finally {
+        span.end();
+      }
+    },
+  );
+}
+
+async function runTool(
+  deps: CallDeps,
+  tool: ToolContract,
+  caller: Caller,
+  args: unknown,
+  opts: { rateCounted?: boolean },
 ) {
   const started = performance.now();
   let outcome = 'ok';
@@ -107,6 +130,7 @@ export async function callTool(
     }
     return failureResult(status);
   } finally {
+    deps.log.debug({ reqId: caller.requestId, tool: tool.name, outcome }, 'tool call');
     deps.metrics.toolCalls.labels(tool.name, outcome).inc();
     deps.metrics.toolSeconds.labels(tool.name).observe((performance.now() - started) / 1000);
   }

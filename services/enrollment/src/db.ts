@@ -58,6 +58,8 @@ export interface EnrollmentDb {
     version: number | null;
     lessons: Json<CardLesson[]>;
     lessons_total: number;
+    /** Logins that may enroll before the course opens (migration 0008). */
+    testers: ColumnType<string[], string[] | undefined, string[]>;
     changed_at: string;
     updated_at: Generated<string>;
   };
@@ -97,6 +99,8 @@ export interface EnrollmentDb {
     progress_at: string | null;
     /** Keys of the lessons passed, from the latest progress report (migration 0007); null before one. */
     passed_lessons: string[] | null;
+    /** Made through a tester grant of a course not open yet (migration 0008). */
+    tester: Generated<boolean>;
   };
   released_courses: {
     course: string;

@@ -8,9 +8,10 @@ import {
   type Principal,
   type Reply,
 } from '@studium/contracts';
-import { ReplyCache, Tagged } from '@studium/platform';
-import { createTestEnv, eventually, type TestEnv } from '@studium/testing';
+import { PRINCIPAL_HEADER, ReplyCache, Tagged } from '@studium/platform';
+import { createTestEnv, EDGE_TRUST, eventually, type TestEnv } from '@studium/testing';
 import { sql } from 'kysely';
+import { headers } from 'nats';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { conditionalList } from '../src/domain/list-etag.ts';
@@ -121,8 +122,10 @@ interface Wire {
 
 /** A handcrafted request on the wire, with any If-None-Match the test chooses; returns the raw answer. */
 async function wire(contract: { subject: string }, principal: Principal, args: object, ifNoneMatch?: string) {
-  const body = JSON.stringify({ principal, args, if_none_match: ifNoneMatch });
-  const msg = await env.bus.nc.request(env.bus.subject(contract.subject), body, { timeout: 3000 });
+  const body = JSON.stringify({ args, if_none_match: ifNoneMatch });
+  const h = headers();
+  h.set(PRINCIPAL_HEADER, EDGE_TRUST.signer?.sign(principal, contract.subject, Date.now() + 3000) ?? '');
+  const msg = await env.bus.nc.request(env.bus.subject(contract.subject), body, { timeout: 3000, headers: h });
   return msg.json<Wire>();
 }
 

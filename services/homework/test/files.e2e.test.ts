@@ -8,7 +8,7 @@ import { startEdge } from '../../../test/support/stack.ts';
 import { FileStore } from '../src/file-store.ts';
 import { sweepOrphans } from '../src/orphans.ts';
 import { call } from './support/call.ts';
-import { CURATOR, startHomeworkStack } from './support/stack.ts';
+import { CURATOR, person, startHomeworkStack } from './support/stack.ts';
 
 let env: TestEnv;
 let stack: Awaited<ReturnType<typeof startHomeworkStack>>;
@@ -169,7 +169,7 @@ describe('store_homework_file through the edge and the object store', () => {
   });
 
   it("opens the files to the student's organization manager and to no one else", async () => {
-    const reply = await env.bus.request(homeworkOfStudent, null, {
+    const reply = await env.bus.request(homeworkOfStudent, person('mira@hw'), {
       viewer: 'mira@hw',
       student: 'anna@hw',
       space: 'acme',
@@ -181,12 +181,24 @@ describe('store_homework_file through the edge and the object store', () => {
     expect(res.status).toBe(200);
     for (const viewer of ['boris@hw', 'anna@hw']) {
       await expect(
-        env.bus.request(homeworkOfStudent, null, { viewer, student: 'anna@hw', space: 'acme' }),
+        env.bus.request(homeworkOfStudent, person(viewer), { viewer, student: 'anna@hw', space: 'acme' }),
       ).rejects.toMatchObject({ status: 403 });
     }
     await expect(
-      env.bus.request(homeworkOfStudent, null, { viewer: 'mira@hw', student: 'anna@hw', space: 'personal' }),
+      env.bus.request(homeworkOfStudent, person('mira@hw'), {
+        viewer: 'mira@hw',
+        student: 'anna@hw',
+        space: 'personal',
+      }),
     ).rejects.toMatchObject({ status: 403 });
+    // The viewer is the signed caller: naming the manager while signed in as someone else is a 403,
+    // and no principal at all a 401.
+    await expect(
+      env.bus.request(homeworkOfStudent, person('boris@hw'), { viewer: 'mira@hw', student: 'anna@hw', space: 'acme' }),
+    ).rejects.toMatchObject({ status: 403 });
+    await expect(
+      env.bus.request(homeworkOfStudent, null, { viewer: 'mira@hw', student: 'anna@hw', space: 'acme' }),
+    ).rejects.toMatchObject({ status: 401 });
   });
 
   it('refuses accepted_locked after the curator accepts', async () => {

@@ -1,7 +1,7 @@
 import { queryWords } from './domain/index-text.ts';
 import { kazakhStems } from './domain/kazakh-stemmer.ts';
 import { closest, type ParsedQuery, typoNeighbours } from './domain/query.ts';
-import type { SearchRepository } from './repositories/search.repository.ts';
+import type { Scope, SearchRepository } from './repositories/search.repository.ts';
 
 /** Lexemes shorter than this are not corrected (too many lie a typo away). */
 const MIN_TYPO_LEXEME = 3;
@@ -13,12 +13,18 @@ const MAX_TYPO_LEXEMES = 24;
  * becomes the set of its lexemes (Russian/English stem, hunspell-kk lemmas, Kazakh stems); stop
  * words are left out.
  */
-export async function parseQuery(repo: SearchRepository, query: string, hunspell: string | null): Promise<ParsedQuery> {
+export async function parseQuery(
+  repo: SearchRepository,
+  query: string,
+  hunspell: string | null,
+  scope: Scope,
+): Promise<ParsedQuery> {
   const words = queryWords(query);
   const lexemes = await repo.lexemes(
     words.map((w) => w.word),
     words.map((w) => w.stems),
     hunspell,
+    scope,
   );
   const terms = words
     .map((w, i) => {
@@ -44,6 +50,7 @@ export async function corrections(
   repo: SearchRepository,
   query: ParsedQuery,
   hunspell: string | null,
+  scope: Scope,
 ): Promise<string[][] | null> {
   const kept = query.terms;
   const correctable = (l: string) => [...l].length >= MIN_TYPO_LEXEME && /^\p{L}+$/u.test(l);
@@ -52,7 +59,7 @@ export async function corrections(
     MAX_TYPO_LEXEMES,
   );
   if (!unknown.length) return null;
-  const nearest = await repo.nearestWords(unknown);
+  const nearest = await repo.nearestWords(unknown, scope);
   const near = new Map(
     kept.map((w) => [w.word, w.known ? [] : closest(w.alts.flatMap((l) => typoNeighbours(l, nearest.get(l) ?? [])))]),
   );
@@ -61,7 +68,7 @@ export async function corrections(
   const found = [...new Set([...near.values()].flat())];
   if (!found.length) return null;
   const stems = found.map((l) => kazakhStems(l));
-  const lx = await repo.lexemes(found, stems, hunspell);
+  const lx = await repo.lexemes(found, stems, hunspell, scope);
   const of = new Map(found.map((l, i) => [l, [l, ...lx[i].russian, ...lx[i].hunspell, ...stems[i]]]));
   return kept.map((w) => [...new Set([...w.alts, ...(near.get(w.word) ?? []).flatMap((l) => of.get(l) ?? [])])]);
 }

@@ -44,7 +44,7 @@ async function fullText(
   };
   let fuzzy: Promise<string[][] | null> | undefined;
   const corrected = () => {
-    fuzzy ??= corrections(repo, query, kb.ts.hunspell);
+    fuzzy ??= corrections(repo, query, kb.ts.hunspell, scope);
     return fuzzy;
   };
   const all = await run(query.exact, 'all');
@@ -72,7 +72,7 @@ export async function rank(kb: Kb, p: Principal, query: string, projects: Projec
   const modes = ['fts', 'trigram'];
   const exact = new Set<string>();
   const [fts, trigram] = await Promise.all([
-    parseQuery(repo, query, kb.ts.hunspell).then((parsed) => fullText(kb, repo, parsed, scope, limit, exact)),
+    parseQuery(repo, query, kb.ts.hunspell, scope).then((parsed) => fullText(kb, repo, parsed, scope, limit, exact)),
     repo.trigram(query, scope, PER_LIST),
   ]);
   const lists = [fts, trigram];

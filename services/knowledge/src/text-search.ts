@@ -17,13 +17,18 @@ export interface TextSearch {
  * Makes the `knowledge.kazakh` configuration from the ispell files `kk_kz.dict`/`kk_kz.affix`
  * in PostgreSQL's tsearch_data (scripts/ensure-kazakh.ts puts them there from Debian's
  * hunspell-kk). Where they are missing or cannot load, the index goes without their lemmas
- * (the service's Kazakh stems still serve). Serialised by an advisory lock, so replicas starting together do not race.
+ * (the service's Kazakh stems still serve). Serialised by a transaction-level advisory lock, so
+ * replicas starting together do not race, also through a transaction pooler.
  */
 export async function setupTextSearch(pool: pg.Pool, schema: string, log: Logger): Promise<TextSearch> {
   const client = await pool.connect();
   let kazakh = false;
   try {
-    await client.query('select pg_advisory_lock(hashtext($1))', [`${schema}:kazakh`]);
+    // One transaction under a transaction-level lock: behind PgBouncer in transaction mode a
+    // session lock would stay on whichever server connection took it, and its unlock could run on
+    // another (replicas would then race, and the next start could wait for ever).
+    await client.query('begin');
+    await client.query('select pg_advisory_xact_lock(hashtext($1))', [`${schema}:kazakh`]);
     const { rowCount } = await client.query(
       `select 1 from pg_ts_config where cfgname = 'kazakh' and cfgnamespace = $1::regnamespace`,
       [schema],
@@ -31,7 +36,7 @@ export async function setupTextSearch(pool: pg.Pool, schema: string, log: Logger
     if (rowCount) kazakh = true;
     else {
       try {
-        await client.query('begin');
+        await client.query('savepoint kazakh');
         await client.query(
           `create text search dictionary ${schema}.kk_hunspell (template = ispell, dictfile = kk_kz, afffile = kk_kz)`,
         );
@@ -39,18 +44,21 @@ export async function setupTextSearch(pool: pg.Pool, schema: string, log: Logger
         await client.query(
           `alter text search configuration ${schema}.kazakh alter mapping for word, hword, hword_part with ${schema}.kk_hunspell, simple`,
         );
-        await client.query('commit');
+        await client.query('release savepoint kazakh');
         kazakh = true;
       } catch (err) {
-        await client.query('rollback');
+        await client.query('rollback to savepoint kazakh');
         log.warn(
           { err: (err as Error).message },
           'Kazakh dictionary unavailable: the index goes without hunspell-kk lemmas',
         );
       }
     }
+    await client.query('commit');
+  } catch (err) {
+    await client.query('rollback').catch(() => {});
+    throw err;
   } finally {
-    await client.query('select pg_advisory_unlock(hashtext($1))', [`${schema}:kazakh`]).catch(() => {});
     client.release();
   }
   return { kazakh, hunspell: kazakh ? `${schema}.kazakh` : null };

@@ -13,8 +13,9 @@ import {
   rename_folder,
   rename_note,
   type ToolContract,
+  whoami,
 } from '@studium/contracts';
-import { createTestEnv, eventually, type TestEnv } from '@studium/testing';
+import { asReceived, createTestEnv, eventually, type TestEnv } from '@studium/testing';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKnowledge } from '../../../test/support/knowledge.ts';
@@ -467,7 +468,7 @@ describe('concurrent edits of a note in a moving folder: waited for or refused, 
 
   it('a move waits for an edit in progress and moves the note as the edit left it (no deadlock on links between them)', async () => {
     const kb = knowledge.app.kb;
-    const projects = await kb.access.projects(bob);
+    const projects = await kb.access.projects(asReceived(bob, whoami.subject));
     const project = projects.find((p) => p.handle === 'acme/docs') ?? null;
     let move: Promise<Json> | undefined;
     // Bob's edit of the second note (in id order) holds its row; the move locks the first note,

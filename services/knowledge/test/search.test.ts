@@ -9,8 +9,9 @@ import {
   type Principal,
   recall,
   search,
+  whoami,
 } from '@studium/contracts';
-import { createTestEnv, type TestEnv } from '@studium/testing';
+import { asReceived, createTestEnv, type TestEnv } from '@studium/testing';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKnowledge } from '../../../test/support/knowledge.ts';
@@ -92,7 +93,7 @@ async function note(body: string) {
 /** The full-text list alone (every word, no typo correction), as search parses the query. */
 async function fullText(query: string, scope: { projects: string[]; owner: string }) {
   const repo = new SearchRepository(knowledge.db);
-  const parsed = await parseQuery(repo, query, knowledge.app.kb.ts.hunspell);
+  const parsed = await parseQuery(repo, query, knowledge.app.kb.ts.hunspell, scope);
   return repo.fullText(tsQueryText(parsed.exact, 'all') as string, scope, 10);
 }
 
@@ -116,7 +117,10 @@ describe('search', () => {
 
   it('finds a Russian note by other word forms (russian stemming)', async () => {
     expect(knowledge.app.kb.ts.kazakh).toBe(true);
-    const scope = { projects: (await knowledge.app.kb.access.projects(alice)).map((p) => p.id), owner: alice.user };
+    const scope = {
+      projects: (await knowledge.app.kb.access.projects(asReceived(alice, whoami.subject))).map((p) => p.id),
+      owner: alice.user,
+    };
     const fts = await fullText('сервером очередью', scope);
     expect(fts[0]).toBe(ru);
     const r = await find('сервером очередью');
@@ -131,7 +135,10 @@ describe('search', () => {
   });
 
   it('finds a Kazakh note by other word forms (hunspell-kk)', async () => {
-    const scope = { projects: (await knowledge.app.kb.access.projects(alice)).map((p) => p.id), owner: alice.user };
+    const scope = {
+      projects: (await knowledge.app.kb.access.projects(asReceived(alice, whoami.subject))).map((p) => p.id),
+      owner: alice.user,
+    };
     const fts = await fullText('мектепте оқушылар мұғалімдер', scope);
     expect(fts).toEqual([kk]);
     expect((await find('мектепте оқушылар')).results[0].id).toBe(kk);
@@ -183,7 +190,10 @@ describe('search', () => {
       .set({ embedding: [1, 0] })
       .where('id', '=', leave)
       .execute();
-    const scope = { projects: (await knowledge.app.kb.access.projects(alice)).map((p) => p.id), owner: alice.user };
+    const scope = {
+      projects: (await knowledge.app.kb.access.projects(asReceived(alice, whoami.subject))).map((p) => p.id),
+      owner: alice.user,
+    };
     const repo = new SearchRepository(knowledge.db);
     expect(await repo.vector([1, 0, 0], scope, 10)).toEqual([car]);
     expect(await repo.vector([1, 0], scope, 10)).toEqual([leave]);

@@ -7,6 +7,7 @@ import {
   lessonHistory,
   type Operation,
   type OutputOf,
+  type Principal,
 } from '@studium/contracts';
 import type { Bus, Logger } from '@studium/platform';
 import type { z } from 'zod';
@@ -26,9 +27,11 @@ async function ask<O extends Operation>(
   op: O,
   args: z.infer<O['input']>,
   timeoutMs: number,
+  student: Principal | null,
 ): Promise<z.infer<O['output']> | null> {
   try {
-    const reply = await bus.request(op, null, args, { timeoutMs });
+    // The student's signed principal goes along: each context checks it asks for that student.
+    const reply = await bus.request(op, student, args, { timeoutMs });
     return reply.ok ? reply.data : null;
   } catch (err) {
     log.debug({ err, subject: op.subject }, 'optional lesson context did not answer');
@@ -50,6 +53,7 @@ export async function fetchLessonContext(
     space: string;
     keys: string[];
   },
+  student: Principal | null = null,
 ): Promise<LessonContext> {
   const [hw, knowledge, reports] = await Promise.all([
     ask(
@@ -65,9 +69,10 @@ export async function fetchLessonContext(
         space: q.space,
       },
       timeoutMs,
+      student,
     ),
-    ask(bus, log, lessonHistory, { user: q.user, course: q.course, keys: q.keys }, timeoutMs),
-    ask(bus, log, coursesTakeClosedReports, { user: q.user, course: q.course }, timeoutMs),
+    ask(bus, log, lessonHistory, { user: q.user, course: q.course, keys: q.keys }, timeoutMs, student),
+    ask(bus, log, coursesTakeClosedReports, { user: q.user, course: q.course }, timeoutMs, student),
   ]);
   return {
     artifactBlocks: hw?.artifact_blocks ?? null,
@@ -83,7 +88,8 @@ export async function fetchEmptyBlocks(
   log: Logger,
   timeoutMs: number,
   q: { user: string; course: string; release: string; lesson: string; space: string },
+  student: Principal | null = null,
 ) {
-  const reply = await ask(bus, log, homeworkEmptyBlocks, q, timeoutMs);
+  const reply = await ask(bus, log, homeworkEmptyBlocks, q, timeoutMs, student);
   return reply?.empty_blocks ?? [];
 }

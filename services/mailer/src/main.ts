@@ -4,6 +4,7 @@ import {
   createLogger,
   createMetrics,
   loadConfig,
+  natsOptions,
   onShutdown,
   startHealthServer,
 } from '@studium/platform';
@@ -19,7 +20,7 @@ const checks: Record<string, () => Promise<unknown>> = {
 };
 const health = config.HEALTH_PORT ? await startHealthServer(config.HEALTH_PORT, checks, createMetrics('mailer')) : null;
 // Deliveries are enrollment's (the truth): the mailer reads and closes them over the bus.
-const nc = await connectNats(config.NATS_URL, 'mailer', log);
+const nc = await connectNats(natsOptions(config, 'mailer'), log);
 const bus = createBus(nc, { prefix: config.SUBJECT_PREFIX, timeoutMs: config.REQUEST_TIMEOUT_MS, log });
 const sender = createSender({ smtpUrl: config.SMTP_URL, mailDir: config.MAIL_DIR });
 const queueName = releaseMailQueueName(config.SUBJECT_PREFIX);

@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import type { ChatDelta, ChatModel, ModelMessage } from './model.ts';
+import type { ChatDelta, ChatModel, ModelMessage, ModelTool, ModelToolCall } from './model.ts';
 import { ModelError } from './model.ts';
 
 /** Where and how to reach an OpenAI-compatible chat completions endpoint. */
@@ -36,7 +36,7 @@ export class OpenAiChatModel implements ChatModel {
     });
   }
 
-  async *streamChat(messages: ModelMessage[], signal: AbortSignal): AsyncIterable<ChatDelta> {
+  async *streamChat(messages: ModelMessage[], signal: AbortSignal, tools?: ModelTool[]): AsyncIterable<ChatDelta> {
     const ctl = new AbortController();
     let expired: 'first' | 'idle' | 'total' | null = null;
     const expire = (which: 'first' | 'idle' | 'total') => () => {
@@ -52,16 +52,29 @@ export class OpenAiChatModel implements ChatModel {
       const stream = await this.client.chat.completions.create(
         {
           model: this.opts.model,
-          messages,
+          messages: messages.map(wireMessage),
+          ...(tools?.length
+            ? { tools: tools.map((t) => ({ type: 'function' as const, function: t })), tool_choice: 'auto' as const }
+            : {}),
           stream: true,
           stream_options: { include_usage: true },
           ...(this.opts.maxTokens > 0 ? { max_tokens: this.opts.maxTokens } : {}),
         },
         { signal: ctl.signal },
       );
+      // Tool calls come in pieces by index: the id and name first, the arguments in parts.
+      const calls: ModelToolCall[] = [];
       for await (const chunk of stream) {
-        const content = chunk.choices[0]?.delta?.content;
-        if (content || started) {
+        const delta = chunk.choices[0]?.delta;
+        const content = delta?.content;
+        for (const piece of delta?.tool_calls ?? []) {
+          const call = calls[piece.index] ?? { id: '', name: '', arguments: '' };
+          calls[piece.index] = call;
+          if (piece.id) call.id = piece.id;
+          if (piece.function?.name) call.name += piece.function.name;
+          if (piece.function?.arguments) call.arguments += piece.function.arguments;
+        }
+        if (content || delta?.tool_calls?.length || started) {
           started = true;
           clearTimeout(idle);
           idle = setTimeout(expire('idle'), this.opts.idleTimeoutMs);
@@ -71,6 +84,8 @@ export class OpenAiChatModel implements ChatModel {
           yield { usage: { input: chunk.usage.prompt_tokens, output: chunk.usage.completion_tokens } };
         }
       }
+      const whole = calls.filter(Boolean);
+      if (whole.length) yield { toolCalls: whole };
     } catch (err) {
       throw classify(err, expired, signal.aborted, started);
     } finally {
@@ -99,4 +114,21 @@ export function classify(err: unknown, expired: string | null, cancelled: boolea
     return new ModelError('unavailable', err.message);
   }
   return new ModelError(started ? 'broken' : 'unreachable', (err as Error)?.message ?? String(err));
+}
+
+/** A message in the chat completions format. */
+function wireMessage(m: ModelMessage): OpenAI.ChatCompletionMessageParam {
+  if (m.role === 'tool') return { role: 'tool', content: m.content, tool_call_id: m.tool_call_id ?? '' };
+  if (m.role === 'assistant' && m.tool_calls?.length) {
+    return {
+      role: 'assistant',
+      content: m.content || null,
+      tool_calls: m.tool_calls.map((c) => ({
+        id: c.id,
+        type: 'function' as const,
+        function: { name: c.name, arguments: c.arguments },
+      })),
+    };
+  }
+  return { role: m.role, content: m.content } as OpenAI.ChatCompletionMessageParam;
 }

@@ -13,6 +13,7 @@ export interface CardSource {
   status: CourseStatus;
   objectives: string[];
   card_revision: number;
+  testers?: string[];
 }
 
 /** The active release as the card needs it. */
@@ -38,6 +39,7 @@ export function courseCard(course: CardSource, active: ActiveContent | null, at:
     summary: course.summary,
     description: course.description,
     status: course.status,
+    testers: course.testers ?? [],
     objectives: catalogObjectives(course.objectives, release),
     release: active?.id ?? null,
     version: active?.version ?? null,

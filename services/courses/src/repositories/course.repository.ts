@@ -18,6 +18,7 @@ const COLUMNS = [
   'status',
   'created_by',
   'instructors',
+  'testers',
   'legacy_lessons',
   'announced',
   'card_revision',

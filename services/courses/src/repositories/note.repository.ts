@@ -64,6 +64,12 @@ export class NoteRepository {
       .executeTakeFirst();
   }
 
+  /** The course of a note; undefined when there is none. */
+  async courseOf(id: string): Promise<string | undefined> {
+    const row = await this.db.selectFrom('notes').select('course').where('id', '=', id).executeTakeFirst();
+    return row?.course;
+  }
+
   /** Appends a reply to the note's thread. */
   async addReply(note: string, author: string, text: string): Promise<void> {
     await this.db.insertInto('note_replies').values({ note, author, text }).execute();

@@ -1,7 +1,7 @@
 import { type ChatControl, chatStartAnswer, decodeChatFrame, type Principal } from '@studium/contracts';
-import type { Bus, Logger } from '@studium/platform';
+import { type Bus, type Logger, newInbox } from '@studium/platform';
 import type { FastifyReply } from 'fastify';
-import { createInbox, type Subscription } from 'nats';
+import type { Subscription } from 'nats';
 import type { ChatEdgeMetrics } from './metrics.ts';
 import { sendChatError, sendRefusal } from './replies.ts';
 
@@ -43,7 +43,7 @@ export async function relayAnswer(
   startedAt: number,
 ): Promise<void> {
   const { bus, metrics, timing } = deps;
-  const inbox = createInbox();
+  const inbox = newInbox(bus.nc);
   const pending: Uint8Array[] = [];
   let onFrame: ((data: Uint8Array) => void) | null = null;
   // Subscribed before asking, so no frame is missed; frames wait until the stream is open.

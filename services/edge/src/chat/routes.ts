@@ -117,7 +117,8 @@ export async function registerChatRoutes(app: ChatHost, deps: ChatRouteDeps): Pr
     };
     chat.post('/v1/ai-chat/stream', { bodyLimit: 256 * 1024, onRequest: streamAuth }, async (request, reply) => {
       const authed = streams.get(request);
-      if (!authed) return sendChatError(reply, 401, 'Нет токена или он недействителен: войдите заново');
+      if (!authed)
+        return sendChatError(reply, 401, 'invalid_token', 'Нет токена или он недействителен: войдите заново');
       const { principal, startedAt } = authed;
       const body = StreamBody.safeParse(request.body);
       if (!body.success) {

@@ -52,6 +52,13 @@ export function pgAdapter(db: Kysely<EdgeDb>) {
         delete stored.jti;
         delete stored.userCode;
       }
+      // An interaction keeps a copy of its sign-in session's id (the `_session` cookie's value),
+      // which oidc-provider never reads back: left out, so no stored row holds a session's id.
+      const session = stored.session as Record<string, unknown> | undefined;
+      if (this.kind === 'Interaction' && session && 'cookie' in session) {
+        const { cookie: _, ...rest } = session;
+        stored.session = rest;
+      }
       const row = {
         kind: this.kind,
         id: this.key(id),

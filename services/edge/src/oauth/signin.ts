@@ -61,8 +61,11 @@ export async function registerSignin(
     const consentView = async (d: NonNullable<Awaited<ReturnType<typeof details>>>) => {
       const { interaction, clientName } = d;
       const p = interaction.params;
-      const asked = Array.isArray(p.resource) ? String(p.resource[0]) : p.resource ? String(p.resource) : null;
-      const endpoint = (asked && endpointOf(asked)) || firstPath;
+      // Every resource the request names (it may name several): the first is the one worded, any
+      // of them being /authoring needs the author role.
+      const named = (Array.isArray(p.resource) ? p.resource : p.resource ? [p.resource] : []).map(String);
+      const endpoints = named.map(endpointOf);
+      const endpoint = endpoints[0] || firstPath;
       const user = String(interaction.session?.accountId);
       const view: ConsentView = {
         uid: interaction.uid,
@@ -75,7 +78,8 @@ export async function registerSignin(
         resource: deps.resources[endpoint] as string,
         redirectHost: redirectHost(String(p.redirect_uri ?? '')),
       };
-      if (endpoint !== '/authoring') return { view, allowed: true as boolean | null };
+      if (endpoint !== '/authoring' && !endpoints.includes('/authoring'))
+        return { view, allowed: true as boolean | null };
       const who = await deps.bus
         .request(resolveUser, null, { user, scope: 'read', issued_at: Math.floor(Date.now() / 1000) })
         .catch(() => null);

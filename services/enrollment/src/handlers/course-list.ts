@@ -19,18 +19,23 @@ export function courseListEndpoint<C extends CourseList>(
   stamps: ListStampsRepository,
   render: (principal: Principal, scope: SpaceScope) => Promise<{ data: OutputOf<C>; until: number | null }>,
 ): Endpoint {
-  return endpoint(contract, async ({ space }, { principal, ifNoneMatch }) => {
-    if (!principal) throw new Failure(401, 'no principal');
-    const { resolved } = await identities.spaceOf(principal, space);
-    if (!resolved.ok) return resolved;
-    const { scope } = resolved;
-    return conditionalList({
-      stamps,
-      list: contract.name,
-      user: principal.user,
-      scope,
-      ifNoneMatch,
-      render: () => render(principal, scope),
-    });
-  });
+  return endpoint(
+    contract,
+    async ({ space }, { principal, ifNoneMatch }) => {
+      if (!principal) throw new Failure(401, 'no principal');
+      const { resolved } = await identities.spaceOf(principal, space);
+      if (!resolved.ok) return resolved;
+      const { scope } = resolved;
+      return conditionalList({
+        stamps,
+        list: contract.name,
+        user: principal.user,
+        scope,
+        ifNoneMatch,
+        render: () => render(principal, scope),
+      });
+      // list_my_courses is asked by lessons for the student of its call (course_outline's programs).
+    },
+    { forwarded: contract.name === 'list_my_courses' },
+  );
 }

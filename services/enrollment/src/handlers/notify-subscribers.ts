@@ -19,24 +19,29 @@ export function notifySubscribersHandler(deps: {
   /** Wakes the mail relay after commit. */
   mailQueued: () => void;
 }) {
-  return endpoint(notifySubscribers, async (args, ctx) => {
-    const notified = await deps.db.transaction().execute(async (trx) => {
-      await deps.subscriptions.lockCourse(trx, args.course);
-      // The lock may have been held past the caller's deadline: it has given up, so change nothing.
-      checkDeadline(ctx);
-      await deps.subscriptions.markReleased(trx, args.course);
-      const subscribers = await deps.subscriptions.markNotified(trx, args.course);
-      await deps.mails.add(
-        trx,
-        subscribers.map((s) => ({ job_id: releaseMailJobId(args.course, s.user), payload: releaseMailJob(s, args) })),
-      );
-      for (const s of subscribers) {
-        const event: SubscriptionNotified = { user: s.user, course: args.course, at: s.at };
-        await emitEvent(trx, 'enrollment.subscription_notified', event);
-      }
-      return subscribers.length;
-    });
-    if (notified) deps.mailQueued();
-    return ok({ notified });
-  });
+  return endpoint(
+    notifySubscribers,
+    async (args, ctx) => {
+      const notified = await deps.db.transaction().execute(async (trx) => {
+        await deps.subscriptions.lockCourse(trx, args.course);
+        // The lock may have been held past the caller's deadline: it has given up, so change nothing.
+        checkDeadline(ctx);
+        await deps.subscriptions.markReleased(trx, args.course);
+        const subscribers = await deps.subscriptions.markNotified(trx, args.course);
+        await deps.mails.add(
+          trx,
+          subscribers.map((s) => ({ job_id: releaseMailJobId(args.course, s.user), payload: releaseMailJob(s, args) })),
+        );
+        for (const s of subscribers) {
+          const event: SubscriptionNotified = { user: s.user, course: args.course, at: s.at };
+          await emitEvent(trx, 'enrollment.subscription_notified', event);
+        }
+        return subscribers.length;
+      });
+      if (notified) deps.mailQueued();
+      return ok({ notified });
+      // courses passes on the curator of its publish_course call.
+    },
+    { forwarded: true },
+  );
 }

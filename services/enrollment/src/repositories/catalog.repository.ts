@@ -13,6 +13,7 @@ export interface CardRow {
   summary: string;
   status: 'draft' | 'upcoming' | 'published';
   first_lesson: CardLesson | null;
+  testers: string[];
 }
 
 /** A catalog entry for one student in one space. */
@@ -59,6 +60,7 @@ export class CatalogRepository {
       version: card.version,
       lessons: JSON.stringify(card.lessons.map(({ id, key, title, chapter }) => ({ id, key, title, chapter }))),
       lessons_total: card.lessons.length,
+      testers: card.testers ?? [],
       changed_at: card.at,
     };
     const { course: _course, ...changes } = row;
@@ -84,6 +86,7 @@ export class CatalogRepository {
         'title',
         'summary',
         'status',
+        'testers',
         sql<CardLesson | null>`case when lessons_total > 0 then lessons -> 0 end`.as('first_lesson'),
       ])
       .where('course', '=', course)

@@ -33,6 +33,8 @@ export interface NewEnrollment {
   self_enrolled: boolean;
   mandatory: boolean | null;
   deadline: string | null;
+  /** Through a tester grant of a course not open yet. */
+  tester?: boolean;
 }
 
 /** An enrollment as the admin lists it. */
@@ -108,7 +110,6 @@ export class EnrollmentRepository {
     return this.pool ? queryPrepared(this.pool, query) : query.execute();
   }
 
-  /** Every enrollment of the student in the course, in any space, with overdue by the database clock. */
   /**
    * course_access's read in one statement: the student's enrollments in the course
    * (with overdue by the database clock) and the programs that hold it (ProgramRepository.programsFor).
@@ -118,7 +119,11 @@ export class EnrollmentRepository {
         (select coalesce(json_agg(json_build_object('space', space, 'organization', organization,
             'self_enrolled', self_enrolled, 'mandatory', mandatory, 'deadline', deadline, 'enrolled_at', enrolled_at,
             'overdue', (deadline is not null and deadline < now() and completed_at is null))), '[]')
-          from enrollments where user_id = ${user} and course = ${course}) as enrollments,
+          from enrollments where user_id = ${user} and course = ${course}
+            -- A tester's enrollment counts while the grant stands or once the course is open (issue 24).
+            and (not tester or exists (
+              select 1 from catalog c where c.course = enrollments.course
+                and (c.status = 'published' or ${user} = any(c.testers))))) as enrollments,
         ${programsJson(user, sql`${course}::text`)} as programs`.execute(this.db);
     const row = rows[0];
     // PostgreSQL's timestamp text inside json, as the type parser gives timestamps elsewhere.

@@ -1,5 +1,5 @@
 import { homeworkEmptyBlocks, homeworkLessonContext, lessonId, ok, parseLessonId } from '@studium/contracts';
-import { endpoint } from '@studium/platform';
+import { checkActsFor, endpoint } from '@studium/platform';
 import { type CourseGateway, findLesson } from '../courses.ts';
 import { type DocumentState, isFilled, sectionState } from '../domain/document.ts';
 import { homeworkTask, isOverdue } from '../domain/homework.ts';
@@ -40,55 +40,67 @@ function withFill(artifact: string, sections: Section[], state: DocumentState) {
 
 /** homework.lesson_context (start_lesson → homework): the lesson's document sections and the previous lesson's homework. */
 export function lessonContextHandler(deps: Deps) {
-  return endpoint(homeworkLessonContext, async (args) => {
-    const { release, document, sections } = await sectionsOf(deps, args);
-    if ('ok' in release) return release;
-    let previous = null;
-    const prevLesson = args.previous_lesson ? findLesson(release.content, keyOf(args.previous_lesson)) : undefined;
-    const task = prevLesson ? homeworkTask(prevLesson) : null;
-    const id = prevLesson && task ? lessonId(args.course, prevLesson.key) : null;
-    // The document and the previous lesson's submission in one statement.
-    const found = await deps.submissions.lessonContext({
-      user: args.user,
-      course: args.course,
-      space: args.space,
-      artifact: document?.key ?? null,
-      previousLesson: id,
-    });
-    const blocks = document ? withFill(document.key, sections, found.content) : [];
-    // No submission row: the student never passed that lesson in this space, so nothing was
-    // assigned (my_homework has no such item either) — null, not a made-up «Assigned».
-    const row = found.previous;
-    if (prevLesson && task && id && row) {
-      const status = row.status;
-      previous = {
-        lesson: id,
-        lesson_title: prevLesson.title,
-        title: task.title,
-        status,
-        due_at: row.due_at ?? null,
-        overdue: isOverdue(status, row.due_at ?? null),
-        version: row.version ?? null,
-        last_comment: row.last_comment ?? null,
-      };
-    }
-    return ok({ artifact_blocks: blocks, previous_homework: previous });
-  });
+  return endpoint(
+    homeworkLessonContext,
+    async (args, ctx) => {
+      // lessons passes on the student of its start_lesson.
+      checkActsFor(ctx, args.user);
+      const { release, document, sections } = await sectionsOf(deps, args);
+      if ('ok' in release) return release;
+      let previous = null;
+      const prevLesson = args.previous_lesson ? findLesson(release.content, keyOf(args.previous_lesson)) : undefined;
+      const task = prevLesson ? homeworkTask(prevLesson) : null;
+      const id = prevLesson && task ? lessonId(args.course, prevLesson.key) : null;
+      // The document and the previous lesson's submission in one statement.
+      const found = await deps.submissions.lessonContext({
+        user: args.user,
+        course: args.course,
+        space: args.space,
+        artifact: document?.key ?? null,
+        previousLesson: id,
+      });
+      const blocks = document ? withFill(document.key, sections, found.content) : [];
+      // No submission row: the student never passed that lesson in this space, so nothing was
+      // assigned (my_homework has no such item either) — null, not a made-up «Assigned».
+      const row = found.previous;
+      if (prevLesson && task && id && row) {
+        const status = row.status;
+        previous = {
+          lesson: id,
+          lesson_title: prevLesson.title,
+          title: task.title,
+          status,
+          due_at: row.due_at ?? null,
+          overdue: isOverdue(status, row.due_at ?? null),
+          version: row.version ?? null,
+          last_comment: row.last_comment ?? null,
+        };
+      }
+      return ok({ artifact_blocks: blocks, previous_homework: previous });
+    },
+    { forwarded: true },
+  );
 }
 
 /** homework.empty_blocks (complete_lesson → homework): this lesson's sections still not filled. */
 export function emptyBlocksHandler(deps: Deps) {
-  return endpoint(homeworkEmptyBlocks, async (args) => {
-    const { release, document, sections: all } = await sectionsOf(deps, args);
-    if ('ok' in release) return release;
-    const state = document
-      ? await deps.documents.get({ user: args.user, course: args.course, space: args.space, artifact: document.key })
-      : null;
-    const sections = document && state ? withFill(document.key, all, state) : [];
-    return ok({
-      empty_blocks: sections
-        .filter((s) => !s.filled)
-        .map((s) => ({ artifact: s.artifact, key: s.key, title: s.title })),
-    });
-  });
+  return endpoint(
+    homeworkEmptyBlocks,
+    async (args, ctx) => {
+      // lessons passes on the student of its complete_lesson or submit_answer.
+      checkActsFor(ctx, args.user);
+      const { release, document, sections: all } = await sectionsOf(deps, args);
+      if ('ok' in release) return release;
+      const state = document
+        ? await deps.documents.get({ user: args.user, course: args.course, space: args.space, artifact: document.key })
+        : null;
+      const sections = document && state ? withFill(document.key, all, state) : [];
+      return ok({
+        empty_blocks: sections
+          .filter((s) => !s.filled)
+          .map((s) => ({ artifact: s.artifact, key: s.key, title: s.title })),
+      });
+    },
+    { forwarded: true },
+  );
 }

@@ -8,7 +8,7 @@ import {
   remember,
   sessionCourse,
 } from '@studium/contracts';
-import { type Bus, type CallContext, endpoint, Failure } from '@studium/platform';
+import { type Bus, type CallContext, checkActsFor, endpoint, Failure } from '@studium/platform';
 import type { Kysely } from 'kysely';
 import type { KnowledgeDb } from '../db.ts';
 import { noteView, orderByKeys } from '../domain/student-notes.ts';
@@ -42,7 +42,8 @@ export function rememberHandler(db: Kysely<KnowledgeDb>, bus: Bus, noteLimit: nu
     let objectives: unknown;
     if (kind !== 'fact') {
       if (!args.session) return notYourSession(undefined);
-      const found = await bus.request(sessionCourse, null, { session: args.session, user: who.user });
+      // The student's signed principal goes along: lessons checks the session is theirs.
+      const found = await bus.request(sessionCourse, who, { session: args.session, user: who.user });
       if (!found.ok || !found.data.found) return notYourSession(args.session);
       course = found.data.course;
       courseTitle = found.data.course_title;
@@ -98,25 +99,31 @@ export function myNotesHandler(db: Kysely<KnowledgeDb>) {
 
 /** knowledge.lesson_history: facts and the course's notes, frame keys first (see the contract). */
 export function lessonHistoryHandler(db: Kysely<KnowledgeDb>) {
-  return endpoint(lessonHistory, async (args) => {
-    const repo = new StudentNoteRepository(db);
-    const frame = new Set(args.keys);
-    const tag = (n: Awaited<ReturnType<StudentNoteRepository['facts']>>[number]) => ({
-      ...noteView(n),
-      kind: n.kind,
-      course: n.course || null,
-      frame: frame.has(n.key),
-    });
-    // Facts (course '') and the course's notes in one statement.
-    const both = await repo.ofCourse(args.user, args.course, true);
-    const facts = orderByKeys(
-      both.filter((n) => n.course === ''),
-      args.keys,
-    ).map(tag);
-    const course = orderByKeys(
-      both.filter((n) => n.course !== ''),
-      args.keys,
-    ).map(tag);
-    return ok({ notes: [...facts, ...course] });
-  });
+  return endpoint(
+    lessonHistory,
+    async (args, ctx) => {
+      // lessons passes on the student of its start_lesson.
+      checkActsFor(ctx, args.user);
+      const repo = new StudentNoteRepository(db);
+      const frame = new Set(args.keys);
+      const tag = (n: Awaited<ReturnType<StudentNoteRepository['facts']>>[number]) => ({
+        ...noteView(n),
+        kind: n.kind,
+        course: n.course || null,
+        frame: frame.has(n.key),
+      });
+      // Facts (course '') and the course's notes in one statement.
+      const both = await repo.ofCourse(args.user, args.course, true);
+      const facts = orderByKeys(
+        both.filter((n) => n.course === ''),
+        args.keys,
+      ).map(tag);
+      const course = orderByKeys(
+        both.filter((n) => n.course !== ''),
+        args.keys,
+      ).map(tag);
+      return ok({ notes: [...facts, ...course] });
+    },
+    { forwarded: true },
+  );
 }

@@ -31,8 +31,9 @@ export interface WordLexemes {
   /** hunspell-kk's lemmas (or the word itself where the dictionary does not know it). */
   hunspell: string[];
   /**
-   * The word as written (its first Kazakh stem, the word itself) is in the vocabulary: some note has
-   * or had it. Not any of its stems: a typo inside a suffix can leave a real stem (сандардаң →
+   * The word as written (its first Kazakh stem, the word itself) is in a note the caller may search
+   * (never decided on other people's notes: whether a word is corrected must not tell that some
+   * note elsewhere has it). Not any of its stems: a typo inside a suffix can leave a real stem (сандардаң →
    * сандарда), and Snowball's stem of a misspelt word can be a real form (глаголаим → глагола).
    */
   known: boolean;
@@ -43,7 +44,7 @@ export class SearchRepository {
   constructor(private readonly db: Kysely<KnowledgeDb>) {}
 
   /** The lexemes of each word (`stems`: its Kazakh stems, one array per word), in the order given. */
-  async lexemes(words: string[], stems: string[][], hunspell: string | null): Promise<WordLexemes[]> {
+  async lexemes(words: string[], stems: string[][], hunspell: string | null, scope: Scope): Promise<WordLexemes[]> {
     if (!words.length) return [];
     const { rows } = await sql<WordLexemes>`
       with w as (
@@ -52,13 +53,17 @@ export class SearchRepository {
           string_to_array(w.stems, ' ') as stems
         from unnest(${words}::text[], ${stems.map((s) => s.join(' '))}::text[]) with ordinality as w(word, stems, ord))
       select russian, hunspell,
-        exists (select 1 from kb_words v where v.word = stems[1]) as known
+        exists (select 1 from notes where tsv @@ plainto_tsquery('simple', stems[1]) and ${scopeSql(scope)}) as known
       from w order by ord`.execute(this.db);
     return rows;
   }
 
-  /** For each lexeme, the vocabulary's nearest lexemes by trigram distance (nearest first; GiST k-NN). */
-  async nearestWords(words: string[]): Promise<Map<string, string[]>> {
+  /**
+   * For each lexeme, the vocabulary's nearest lexemes by trigram distance (nearest first; GiST
+   * k-NN), kept only where a note the caller may search has them: the vocabulary spans every
+   * tenant, and a neighbour from someone else's notes must neither win nor show that it exists.
+   */
+  async nearestWords(words: string[], scope: Scope): Promise<Map<string, string[]>> {
     const out = new Map<string, string[]>(words.map((w) => [w, []]));
     if (!words.length) return out;
     const { rows } = await sql<{ word: string; near: string }>`
@@ -66,6 +71,7 @@ export class SearchRepository {
       from unnest(${words}::text[]) as w(word)
       cross join lateral (
         select v.word, v.word <-> w.word as distance from kb_words v order by v.word <-> w.word limit ${NEAREST}) n
+      where exists (select 1 from notes where tsv @@ plainto_tsquery('simple', n.word) and ${scopeSql(scope)})
       order by w.word, n.distance, n.word`.execute(this.db);
     for (const r of rows) out.get(r.word)?.push(r.near);
     return out;

@@ -20,13 +20,19 @@ export function completeLessonHandler(deps: LessonsDeps) {
     if (!placed) return refusals.lessonNotInRelease(session.course, session.lesson_key, active.release);
     const lesson = placed.lesson;
     // The document's empty sections do not change with the pass: asked while the write runs.
-    const emptyBlocks = fetchEmptyBlocks(deps.bus, deps.log, deps.config.CONTEXT_TIMEOUT_MS, {
-      user: session.user_id,
-      course: session.course,
-      release: active.release,
-      lesson: session.lesson_key,
-      space: session.space,
-    });
+    const emptyBlocks = fetchEmptyBlocks(
+      deps.bus,
+      deps.log,
+      deps.config.CONTEXT_TIMEOUT_MS,
+      {
+        user: session.user_id,
+        course: session.course,
+        release: active.release,
+        lesson: session.lesson_key,
+        space: session.space,
+      },
+      principal,
+    );
     const reply = await writeRun<Out>(deps, session.run_id, session, async (trx, run, fresh, seen) => {
       if (!seen) throw new Error('a session write without its session');
       const open = openGoals(lesson, seen.marks);

@@ -1,6 +1,7 @@
 import {
   events,
   lessonId,
+  lessonsTeachingRules,
   type OutputOf,
   ok,
   type Principal,
@@ -15,6 +16,7 @@ import { lessonMap, nextStep } from '../domain/lesson-progress.ts';
 import { chooseOpening, nextOpenLesson, RETURN_AFTER_MS } from '../domain/opening.ts';
 import { attemptsLeft, quizStanding } from '../domain/quiz.ts';
 import { signals } from '../domain/signals.ts';
+import { CLOSING_RULES, QUIZ_RULES, START_RULES } from '../domain/teaching-rules.ts';
 import { fetchLessonContext } from '../lesson-context.ts';
 import { refusals } from '../refusals.ts';
 import { passedIn, runState } from '../repositories/course-state.ts';
@@ -31,6 +33,8 @@ export function startLessonHandlers(deps: LessonsDeps) {
   return [
     endpoint(start_lesson, (args, { principal }) => startLesson(deps, principal, args, 'agent')),
     endpoint(startLessonChannel, (args, { principal }) => startLesson(deps, principal, args, args.channel)),
+    // The packs the web channel's replies leave out, for the web chat's system instructions.
+    endpoint(lessonsTeachingRules, async () => ok({ start: START_RULES, quiz: QUIZ_RULES, closing: CLOSING_RULES })),
   ];
 }
 
@@ -78,15 +82,21 @@ async function startLesson(
     web = { demoLeft: limit - counted };
   }
 
-  const ctxPromise = fetchLessonContext(deps.bus, deps.log, deps.config.CONTEXT_TIMEOUT_MS, {
-    user,
-    course,
-    release: release.release,
-    lesson: key,
-    previousLesson: placed.index > 0 ? (release.order[placed.index - 1] ?? null) : null,
-    space: access.data.space,
-    keys: release.content.course.learn_about_student.map((l) => l.key),
-  });
+  const ctxPromise = fetchLessonContext(
+    deps.bus,
+    deps.log,
+    deps.config.CONTEXT_TIMEOUT_MS,
+    {
+      user,
+      course,
+      release: release.release,
+      lesson: key,
+      previousLesson: placed.index > 0 ? (release.order[placed.index - 1] ?? null) : null,
+      space: access.data.space,
+      keys: release.content.course.learn_about_student.map((l) => l.key),
+    },
+    principal,
+  );
   const lesson = placed.lesson;
   // The run read with the state; created on the lesson's first start (a reset since then shows
   // as run_archived under the lock below).

@@ -185,13 +185,19 @@ export function submitAnswerHandler(deps: LessonsDeps) {
     });
     if (reply.ok && closing && reply.data.result) {
       // The document's empty sections come from homework after the commit (never under the lock).
-      reply.data.result.empty_blocks = await fetchEmptyBlocks(deps.bus, deps.log, deps.config.CONTEXT_TIMEOUT_MS, {
-        user: session.user_id,
-        course: session.course,
-        release: release.release,
-        lesson: session.lesson_key,
-        space: session.space,
-      });
+      reply.data.result.empty_blocks = await fetchEmptyBlocks(
+        deps.bus,
+        deps.log,
+        deps.config.CONTEXT_TIMEOUT_MS,
+        {
+          user: session.user_id,
+          course: session.course,
+          release: release.release,
+          lesson: session.lesson_key,
+          space: session.space,
+        },
+        principal,
+      );
     }
     return reply;
   });

@@ -12,7 +12,7 @@ import {
   type ToolContract,
 } from '@studium/contracts';
 import { createBus, migrate, openDatabase, PLATFORM_MIGRATIONS } from '@studium/platform';
-import type { TestEnv } from '@studium/testing';
+import { SERVICE_TRUST, type TestEnv } from '@studium/testing';
 import { Registry } from 'prom-client';
 import { controlled } from '../../../../test/support/stack.ts';
 import { createApp, MIGRATIONS, type ReportingApp } from '../../src/app.ts';
@@ -23,7 +23,7 @@ import type { ReportingDb } from '../../src/db.ts';
 export async function startReporting(env: TestEnv, overrides: Record<string, string> = {}) {
   const database = openDatabase<ReportingDb>(env.databaseUrl, SCHEMA, 6);
   await migrate(database.pool, SCHEMA, [PLATFORM_MIGRATIONS, MIGRATIONS]);
-  const bus = createBus(env.nc, { prefix: env.prefix, timeoutMs: 5000, log: env.log });
+  const bus = createBus(env.nc, { prefix: env.prefix, timeoutMs: 5000, log: env.log, trust: SERVICE_TRUST });
   const metrics = new Registry();
   const config = { SUBJECT_PREFIX: env.prefix, ...overrides } as never;
   const start = () => createApp({ bus, nc: env.nc, database, log: env.log, config, metrics });

@@ -1,0 +1,38 @@
+// `npm run secrets -- env|k8s`: fresh secrets of a deployment — the edge's key pair for signed
+// principals and one NATS password per user — as a .env file for docker-compose or as k8s Secrets.
+import { generateEdgeKeys } from '@studium/platform';
+import { NATS_USERS, newNatsPassword, passwordVariable } from './nats-auth.ts';
+
+const keys = generateEdgeKeys();
+const nats = Object.fromEntries(NATS_USERS.map((u) => [passwordVariable(u), newNatsPassword()]));
+const format = process.argv[2] ?? 'env';
+
+if (format === 'env') {
+  const lines = { EDGE_SIGNING_KEY: keys.privateKey, EDGE_PUBLIC_KEY: keys.publicKey, ...nats };
+  console.log(
+    Object.entries(lines)
+      .map(([k, v]) => `${k}=${v}`)
+      .join('\n'),
+  );
+} else if (format === 'k8s') {
+  const secret = (name: string, data: Record<string, string>, note: string) =>
+    [
+      `# ${note}`,
+      'apiVersion: v1',
+      'kind: Secret',
+      `metadata: { name: ${name}, labels: { app.kubernetes.io/part-of: studium } }`,
+      'type: Opaque',
+      'stringData:',
+      ...Object.entries(data).map(([k, v]) => `  ${k}: ${JSON.stringify(v)}`),
+    ].join('\n');
+  console.log(
+    [
+      secret('studium-edge-key', { EDGE_SIGNING_KEY: keys.privateKey }, 'Only the edge mounts this one.'),
+      secret('studium-nats', nats, 'The NATS server and each service (its own key).'),
+      `# Public: put it in the ConfigMap studium-config.\n# EDGE_PUBLIC_KEY: ${keys.publicKey}`,
+    ].join('\n---\n'),
+  );
+} else {
+  console.error('usage: npm run secrets -- env|k8s');
+  process.exit(2);
+}

@@ -1,0 +1,268 @@
+import {
+  lessonsTeachingRules,
+  TUTOR_CALLS_PER_ROUND,
+  TUTOR_TOOL_RESULT_MAX,
+  TutorControl,
+  type TutorFrame,
+  type TutorToolCall,
+} from '@studium/contracts';
+import type { Bus, Logger } from '@studium/platform';
+import { createInbox, type NatsConnection } from 'nats';
+import type { ActiveAnswers } from '../active-answers.ts';
+import { FrameBatch } from '../answer-runner.ts';
+import { type AnswerFailure, failureText } from '../domain/failures.ts';
+import type { ChatMetrics } from '../metrics.ts';
+import { type ChatModel, ModelError, type ModelMessage } from '../model/model.ts';
+import { Coalescer } from './coalescer.ts';
+import { TUTOR_MODEL_TOOLS, tutorInstructions } from './prompt.ts';
+import type { TutorRepository, TutorRound } from './repository.ts';
+import { TurnRule } from './turn-rule.ts';
+
+/** One turn to run: whose, which conversation, where its frames go. */
+export interface TurnJob {
+  user: string;
+  conversationId: string;
+  lesson: string;
+  inbox: string;
+  /** The key of the turn in {@link ActiveAnswers}. */
+  turnId: string;
+}
+
+export interface TutorRunnerDeps {
+  nc: NatsConnection;
+  bus: Bus;
+  repo: TutorRepository;
+  model: ChatModel | null;
+  active: ActiveAnswers;
+  metrics: ChatMetrics;
+  log: Logger;
+  heartbeatMs: number;
+  callerTimeoutMs: number;
+  /** How long the edge may take to run one round's tool calls. */
+  toolsTimeoutMs: number;
+  /** Model rounds a turn may take. */
+  maxRounds: number;
+  /** Pieces of text arriving within this many ms of the last frame share one frame (the first goes at once). */
+  coalesceMs: number;
+}
+
+type Frame = TutorFrame extends infer F ? (F extends TutorFrame ? Omit<F, 'seq'> : never) : never;
+type Results = Array<{ id: string; content: string }>;
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+const TOO_MANY_ROUNDS =
+  'Репетитор запутался в шагах занятия и остановился. Ваше сообщение сохранено — напишите ещё раз или продолжите другими словами.';
+const TOO_MANY_CALLS = JSON.stringify({
+  error: {
+    code: 'too_many_calls',
+    message: `За один шаг выполняется не больше ${TUTOR_CALLS_PER_ROUND} вызовов: повторите остальные следующим шагом`,
+  },
+});
+const TOOLS_LOST = 'Платформа не выполнила шаги занятия вовремя, ход прерван. Напишите ещё раз.';
+
+/**
+ * Runs tutor turns: model rounds with the lesson tools, up to `maxRounds` a turn.
+ * Text streams to the caller (the edge) as it comes; the round's tool calls go to the caller, who
+ * runs them for the student with the student's signed principal, and come back as results on the
+ * control subject. Calls the turn rule refuses never leave this service.
+ */
+export class TutorRunner {
+  private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  // As the teachers' chat: frames of every turn published in one turn of the event loop share a
+  // socket write (bench:tutor showed the writes of single frames as ai-chat's largest CPU cost).
+  private readonly frames: FrameBatch;
+
+  constructor(private readonly deps: TutorRunnerDeps) {
+    this.frames = new FrameBatch(deps.nc);
+  }
+
+  start(job: TurnJob): string {
+    const { nc, heartbeatMs, callerTimeoutMs } = this.deps;
+    const control = createInbox();
+    const abort = new AbortController();
+    let lastAlive = Date.now();
+    let lastSent = Date.now();
+    let seq = 0;
+    const waiting = new Map<number, (r: Results) => void>();
+    const send = (frame: Frame) => {
+      lastSent = Date.now();
+      this.frames.publish(job.inbox, enc.encode(JSON.stringify({ ...frame, seq: ++seq })));
+    };
+    const sub = nc.subscribe(control, {
+      callback: (_err, msg) => {
+        let parsed: ReturnType<typeof TutorControl.safeParse>;
+        try {
+          parsed = TutorControl.safeParse(JSON.parse(dec.decode(msg.data)));
+        } catch {
+          return;
+        }
+        if (!parsed.success) return;
+        const c = parsed.data;
+        lastAlive = Date.now();
+        if (c.type === 'cancel') abort.abort('cancel');
+        else if (c.type === 'tool_results') waiting.get(c.round)?.(c.results);
+      },
+    });
+    const beat = setInterval(() => {
+      if (Date.now() - lastAlive > callerTimeoutMs) abort.abort('caller_gone');
+      else if (Date.now() - lastSent >= heartbeatMs / 2) send({ type: 'heartbeat' });
+    }, heartbeatMs);
+    const results = (round: number) =>
+      new Promise<Results | null>((resolve) => {
+        const timer = setTimeout(() => resolve(null), this.deps.toolsTimeoutMs);
+        const onAbort = () => resolve(null);
+        abort.signal.addEventListener('abort', onAbort, { once: true });
+        waiting.set(round, (r) => {
+          clearTimeout(timer);
+          abort.signal.removeEventListener('abort', onAbort);
+          resolve(r);
+        });
+      });
+    this.deps.metrics.inProgress.inc();
+    const done = this.turn(job, abort.signal, send, results)
+      .catch((err) => {
+        this.deps.log.error({ err, conversation: job.conversationId }, 'tutor turn failed');
+        send({ type: 'error', content: failureText('broken') });
+      })
+      .finally(() => {
+        clearInterval(beat);
+        sub.unsubscribe();
+        this.running.delete(job.turnId);
+        this.deps.metrics.inProgress.dec();
+        void this.deps.active.release(job.user, job.turnId);
+      });
+    this.running.set(job.turnId, { abort, done });
+    return control;
+  }
+
+  async stop(): Promise<void> {
+    for (const r of this.running.values()) r.abort.abort('shutdown');
+    await Promise.all([...this.running.values()].map((r) => r.done));
+    this.frames.flush(); // before the connection drains
+  }
+
+  private async turn(
+    job: TurnJob,
+    signal: AbortSignal,
+    send: (f: Frame) => void,
+    results: (round: number) => Promise<Results | null>,
+  ): Promise<void> {
+    const { model, metrics, repo, bus } = this.deps;
+    const modelName = model?.name ?? 'none';
+    const fail = (failure: AnswerFailure) => {
+      metrics.answers.labels(modelName, failure).inc();
+      send({ type: 'error', content: failureText(failure) });
+    };
+    if (!model) return fail('no_model');
+    const [rules, past] = await Promise.all([
+      bus.request(lessonsTeachingRules, null, {}),
+      repo.window(job.conversationId),
+    ]);
+    if (!rules.ok) throw new Error(`teaching rules: ${rules.error.code}`);
+    const messages: ModelMessage[] = [
+      { role: 'system', content: tutorInstructions(job.lesson, rules.data) },
+      ...past.map((m) => ({
+        role: m.role,
+        content: m.content,
+        ...(m.tool_calls ? { tool_calls: m.tool_calls } : {}),
+        ...(m.tool_call_id ? { tool_call_id: m.tool_call_id } : {}),
+      })),
+    ];
+    const rule = new TurnRule();
+    let providerMs = 0;
+    for (let round = 1; round <= this.deps.maxRounds; round++) {
+      const started = performance.now();
+      let text = '';
+      let calls: TutorToolCall[] = [];
+      const pieces = new Coalescer(this.deps.coalesceMs, (content) => send({ type: 'content', content }));
+      try {
+        for await (const delta of model.streamChat(messages, signal, TUTOR_MODEL_TOOLS)) {
+          if (delta.toolCalls) calls = delta.toolCalls.map((c, i) => ({ ...c, id: c.id || `call_${round}_${i}` }));
+          if (!delta.content) continue;
+          if (text === '') {
+            const ttft = Math.round((performance.now() - started) * 10) / 10;
+            send({ type: 'content', content: delta.content, provider_ttft_ms: ttft });
+            pieces.sent();
+          } else pieces.add(delta.content);
+          text += delta.content;
+        }
+        pieces.flush();
+      } catch (err) {
+        if (signal.aborted) {
+          pieces.drop();
+          return this.aborted(signal, modelName, fail);
+        }
+        pieces.flush();
+        this.deps.log.warn({ err, model: modelName }, 'tutor model call failed');
+        return fail(err instanceof ModelError && err.kind !== 'cancelled' ? err.kind : 'broken');
+      }
+      if (signal.aborted) return this.aborted(signal, modelName, fail);
+      providerMs += performance.now() - started;
+      metrics.answerSeconds.labels(modelName).observe((performance.now() - started) / 1000);
+      if (calls.length === 0) {
+        if (text.trim() === '') return fail('empty');
+        if (!(await repo.addRound(job.conversationId, { text, calls, results: [] }, null)))
+          return fail('thread_deleted');
+        metrics.answers.labels(modelName, 'done').inc();
+        return send({ type: 'done', provider_ms: Math.round(providerMs * 10) / 10 });
+      }
+      // The turn rule first: refused calls are answered here and never reach the platform.
+      const refused = rule.checkRound(calls);
+      // A bounded round: the results of all calls must fit one message from the edge.
+      for (const c of calls.slice(TUTOR_CALLS_PER_ROUND)) refused.set(c.id, TOO_MANY_CALLS);
+      for (const c of calls) if (refused.has(c.id)) send({ type: 'tool_refused', id: c.id, name: c.name });
+      const toRun = calls.filter((c) => !refused.has(c.id));
+      let got: Results = [];
+      if (toRun.length) {
+        send({ type: 'tool_calls', round, calls: toRun, provider_ms: Math.round(providerMs * 10) / 10 });
+        const r = await results(round);
+        if (signal.aborted) return this.aborted(signal, modelName, fail);
+        if (!r) return send({ type: 'error', content: TOOLS_LOST });
+        got = r;
+      }
+      const byId = new Map(got.map((r) => [r.id, r.content]));
+      const saved: TutorRound = {
+        text,
+        calls,
+        results: calls.map((c) => ({
+          id: c.id,
+          name: c.name,
+          content: (refused.get(c.id) ?? byId.get(c.id) ?? missingResult(c.name)).slice(0, TUTOR_TOOL_RESULT_MAX),
+        })),
+      };
+      for (const r of saved.results) rule.saw(r.name, r.content);
+      const session = sessionOf(saved.results);
+      if (!(await repo.addRound(job.conversationId, saved, session))) return fail('thread_deleted');
+      messages.push({ role: 'assistant', content: text, tool_calls: calls });
+      for (const r of saved.results) messages.push({ role: 'tool', content: r.content, tool_call_id: r.id });
+    }
+    metrics.answers.labels(modelName, 'too_many_rounds').inc();
+    send({ type: 'error', content: TOO_MANY_ROUNDS });
+  }
+
+  private aborted(signal: AbortSignal, modelName: string, fail: (f: AnswerFailure) => void): void {
+    if (signal.reason === 'shutdown') fail('shutdown');
+    else this.deps.metrics.answers.labels(modelName, 'cancelled').inc();
+  }
+}
+
+/** A call the caller did not answer: the model hears that it did not run. */
+function missingResult(name: string): string {
+  return JSON.stringify({ error: { code: 'not_run', message: `Инструмент ${name} не выполнен` } });
+}
+
+/** The session start_lesson opened in this round, if it did. */
+function sessionOf(results: Array<{ name: string; content: string }>): string | null {
+  for (const r of results) {
+    if (r.name !== 'start_lesson') continue;
+    try {
+      const s = (JSON.parse(r.content) as { session?: unknown }).session;
+      if (typeof s === 'string') return s;
+    } catch {
+      // Not JSON: a failure text.
+    }
+  }
+  return null;
+}

@@ -1,0 +1,271 @@
+import { phraseFor } from '@studium/contracts';
+import { eventually } from '@studium/testing';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectAgent, data } from '../../../../../test/support/clients.ts';
+import { passLesson } from '../../../../../test/support/teach.ts';
+import { apiAs, openPage, startCabinetStack } from './stack.ts';
+
+// Issue 24: the author's cabinet in headless Chromium against the real services — notes on the
+// release with the curator's agent on /authoring, reports, homework review, testers, passes.
+let s: Awaited<ReturnType<typeof startCabinetStack>>;
+let curator: Page;
+let course: string;
+let unopened: string;
+const SHOTS = new URL('../../../../../docs/img/', import.meta.url).pathname;
+
+beforeAll(async () => {
+  s = await startCabinetStack('cabinet');
+  ({ course, unopened } = s);
+  curator = await s.signIn('curator@hw');
+}, 120_000);
+
+afterAll(async () => {
+  await s?.close();
+});
+
+const signIn = (user: string, width?: number) => s.signIn(user, width);
+const open = (page: Page, path: string) => openPage(page, s.edge.url, path);
+type Note = {
+  note: string;
+  target: string;
+  status: string;
+  waiting_on: string | null;
+  quote: string | null;
+  replies: Array<{ text: string }>;
+};
+const agentNotes = async (status?: string | null) =>
+  data(await s.curatorAgent.callTool('course_notes', { course, ...(status !== undefined ? { status } : {}) }))
+    .notes as Note[];
+
+describe('notes: the cabinet and the curator’s agent', () => {
+  const target = 'goal.l-text/term:T1';
+  let note = '';
+
+  it('the curator writes a note on a goal item with the selected text as its quote', async () => {
+    await open(curator, `/cabinet/courses/${course}/release`);
+    const place = curator.locator(`[data-place="${target}"]`);
+    await place.locator('.goal-title').waitFor();
+    await place.evaluate((el) => {
+      const range = document.createRange();
+      range.selectNodeContents(el.querySelector('.goal-title')!);
+      getSelection()!.removeAllRanges();
+      getSelection()!.addRange(range);
+    });
+    await place.locator('button.note-open').click();
+    const form = curator.locator(`form.note-form[data-target="${target}"]`);
+    expect(await form.locator('textarea[name=quote]').inputValue()).toBe('Термин');
+    await form.locator('textarea[name=text]').fill('Приведите пример термина из практики команды');
+    await form.locator('button[type=submit]').click();
+    await expect.poll(() => form.locator('.notice').textContent()).toContain('Пункт «Термин»');
+    await curator.screenshot({ path: `${SHOTS}cabinet-release-desktop.png`, fullPage: false });
+  });
+
+  it('the agent reads it in course_notes and answers with reply_note: «Агент спрашивает»', async () => {
+    const mine = (await agentNotes()).find((n) => n.target === target);
+    expect(mine).toMatchObject({ status: 'open', waiting_on: 'agent', quote: 'Термин' });
+    note = mine!.note;
+    const replied = data(await s.curatorAgent.callTool('reply_note', { note, text: 'Из какой области пример?' }));
+    expect(replied).toMatchObject({ status: 'open', waiting_on: 'author' });
+    await open(curator, `/cabinet/courses/${course}/notes`);
+    await curator.locator(`#notes-asks [data-note="${note}"]`).waitFor();
+    expect(await curator.locator(`#notes-asks [data-note="${note}"] .thread`).textContent()).toContain(
+      'Из какой области пример?',
+    );
+  });
+
+  it('the agent resolves it; the curator returns it with a comment, then accepts the next resolution', async () => {
+    data(await s.curatorAgent.callTool('resolve_note', { note, comment: 'Добавил пример в версии 2' }));
+    await open(curator, `/cabinet/courses/${course}/notes`);
+    const card = curator.locator(`#notes-asks [data-note="${note}"]`);
+    expect(await card.getAttribute('data-status')).toBe('done');
+    await card.locator('textarea[name=reply]').fill('Пример не про термин — возьмите закупку');
+    await card.locator('button.act-return').click();
+    await curator.locator(`#notes-agent [data-note="${note}"][data-status="open"]`).waitFor();
+    const reopened = (await agentNotes()).find((n) => n.note === note);
+    expect(reopened).toMatchObject({ status: 'open', waiting_on: 'agent' });
+    expect(reopened?.replies.at(-1)?.text).toBe('Пример не про термин — возьмите закупку');
+    await curator.screenshot({ path: `${SHOTS}cabinet-notes-desktop.png`, fullPage: false });
+
+    data(await s.curatorAgent.callTool('resolve_note', { note, comment: 'Пример про закупку, версия 3' }));
+    await curator.reload();
+    await curator.locator(`#notes-asks [data-note="${note}"] button.act-accept`).click();
+    await curator.locator(`#notes-accepted [data-note="${note}"]`).waitFor();
+    expect((await agentNotes('accepted')).find((n) => n.note === note)).toMatchObject({
+      status: 'accepted',
+      waiting_on: null,
+    });
+  });
+});
+
+describe('reports, passes and homework', () => {
+  const lesson = () => s.stack.lesson('l-text');
+  const hostile = '<b>опечатка</b> <img src=x onerror=alert(1)>';
+
+  it('a report answered in the cabinet reaches the student’s next start_lesson as a closed report', async () => {
+    const started = data(await s.student.callTool('start_lesson', { lesson: lesson(), space: 'acme' }));
+    data(await s.student.callTool('report_issue', { session: started.session, kind: 'material_issue', text: hostile }));
+    await passLesson(s.student, { lesson: lesson(), space: 'acme' }, { evidence: 'Сказала: «<i>договорились</i>»' });
+    await open(curator, `/cabinet/courses/${course}/reports`);
+    const card = curator.locator('article.report').first();
+    await card.waitFor();
+    // Student text is shown as quoted text, never as HTML.
+    expect(await card.locator('.student-text').textContent()).toContain(hostile);
+    expect(await card.locator('.student-text img, .student-text b').count()).toBe(0);
+    await curator.screenshot({ path: `${SHOTS}cabinet-reports-desktop.png`, fullPage: false });
+    await card.locator('select[name=status]').selectOption('fixed');
+    await card.locator('textarea[name=resolution]').fill('Опечатку поправили в версии 2');
+    await card.locator('button[type=submit]').click();
+    await curator.locator('#no-reports').waitFor();
+    const next = data(await s.student.callTool('start_lesson', { lesson: lesson(), space: 'acme' }));
+    expect(next.closed_reports).toEqual([
+      expect.objectContaining({ status: 'fixed', resolution: 'Опечатку поправили в версии 2' }),
+    ]);
+  });
+
+  it('passes show where the student is and the evidence, quoted', async () => {
+    await open(curator, `/cabinet/courses/${course}/passes`);
+    const run = curator.locator('article.run[data-student="anna@hw"]').first();
+    await run.waitFor();
+    expect(await run.locator('.student-text').first().textContent()).toContain('«<i>договорились</i>»');
+    expect(await run.locator('.student-text i').count()).toBe(0);
+    await curator.screenshot({ path: `${SHOTS}cabinet-passes-desktop.png`, fullPage: false });
+  });
+
+  it('a homework returned in the cabinet shows its comment in my_homework', async () => {
+    await eventually(async () => {
+      const mine = data(await s.student.callTool('my_homework', { lesson: lesson(), space: 'acme' }));
+      expect((mine.items as Array<{ status: string }>)[0]?.status).toBe('Assigned');
+    });
+    data(
+      await s.student.callTool('submit_homework', {
+        lesson: lesson(),
+        answer: 'Договорились <script>x</script>',
+        space: 'acme',
+      }),
+    );
+    await open(curator, '/cabinet/homework');
+    await curator.locator('#queue article a').first().click();
+    await curator.waitForSelector('#submission-status');
+    expect(await curator.locator('.student-text').first().textContent()).toContain('<script>x</script>');
+    await curator.fill('textarea[name=comment]', 'Добавьте срок и ответственного');
+    await curator.click('#return');
+    await curator.locator('#submission-status[data-status="Returned"]').waitFor();
+    await curator.screenshot({ path: `${SHOTS}cabinet-homework-desktop.png`, fullPage: false });
+    const mine = data(await s.student.callTool('my_homework', { lesson: lesson(), space: 'acme' }));
+    expect((mine.items as Array<{ last_comment: string }>)[0].last_comment).toBe('Добавьте срок и ответственного');
+  });
+});
+
+describe('testers of an unopened course', () => {
+  it('a tester granted in the cabinet studies the course through the agent and the web pages', async () => {
+    const tess = await connectAgent(
+      'v1',
+      `${s.edge.url}/mcp`,
+      (await s.stack.enrollment.admin.issueToken('tess@hw')).token,
+    );
+    try {
+      const before = await tess.callTool('enroll', { course: unopened });
+      expect((before.structuredContent as { error?: { code: string } }).error?.code).toBe('course_not_published');
+      await open(curator, `/cabinet/courses/${unopened}/testers`);
+      await curator.fill('#grant input[name=login]', 'tess@hw');
+      await curator.click('#grant button[type=submit]');
+      await curator.locator('#testers [data-tester="tess@hw"]').waitFor();
+      await curator.screenshot({ path: `${SHOTS}cabinet-testers-desktop.png`, fullPage: false });
+      await eventually(async () => data(await tess.callTool('enroll', { course: unopened })));
+      const started = data(await tess.callTool('start_lesson', { course: unopened }));
+      expect(started.session).toEqual(expect.any(String));
+      const page = await signIn('tess@hw');
+      await page.goto(`${s.edge.url}/`);
+      await expect
+        .poll(() => page.locator('main.content').textContent(), { timeout: 20_000 })
+        .toContain('Договорённости в команде');
+      await page.context().close();
+    } finally {
+      await tess.close();
+    }
+  });
+});
+
+describe('access and hostile input', () => {
+  const auditRows = (kind: string, user: string) =>
+    s.edge.database.db
+      .selectFrom('audit_log')
+      .select(['endpoint', 'tool'])
+      .where('kind', '=', kind)
+      .where('user_id', '=', user)
+      .execute();
+
+  it('a curator who does not teach the course gets 403 on its passes, and an audit row', async () => {
+    const other = await signIn('other@hw');
+    await open(other, `/cabinet/courses/${course}/passes`);
+    await expect.poll(() => other.locator('#passes-error').textContent(), { timeout: 20_000 }).toBe(phraseFor(403));
+    expect(await auditRows('access_denied', 'other@hw')).toContainEqual({ endpoint: 'web:cabinet', tool: 'goal_runs' });
+    await other.context().close();
+  });
+
+  it('refuses a write without the page’s CSRF token, over-long text, an agent-only tool and a huge body', async () => {
+    await open(curator, '/cabinet');
+    const args = { course, target: 'course', text: 'Без токена' };
+    expect((await apiAs(curator, 'write_note', args, false)).status).toBe(403);
+    const long = await apiAs(curator, 'write_note', { ...args, text: 'я'.repeat(10_001) });
+    expect(long.body.error.code).toBe('invalid_arguments');
+    const badTarget = await apiAs(curator, 'write_note', { ...args, target: 'x'.repeat(129) });
+    expect(badTarget.body.error.code).toBe('invalid_arguments');
+    expect((await apiAs(curator, 'resolve_note', { note: 'n', comment: 'c' })).status).toBe(404);
+    expect((await apiAs(curator, 'grant_tester', { course: unopened, user: 'not a login' })).body.error.code).toBe(
+      'invalid_arguments',
+    );
+    expect((await apiAs(curator, 'write_note', `{"text":"${'a'.repeat(2_000_000)}"}`)).status).toBe(413);
+    // Nothing of it was written.
+    expect((await agentNotes(null)).filter((n) => n.target === 'course')).toEqual([]);
+  });
+
+  it('another course’s objects: a non-instructor cannot grant testers or review its homework', async () => {
+    const other = await signIn('other@hw');
+    await open(other, '/cabinet');
+    expect((await apiAs(other, 'grant_tester', { course: unopened, user: 'x@hw' })).body.failure).toBe(phraseFor(403));
+    const queue = data(await s.curatorAgent.callTool('homework_queue', { status: 'Returned' }));
+    const submission = (queue.items as Array<{ submission: string }>)[0].submission;
+    expect((await apiAs(other, 'accept_homework', { submission })).body.failure).toBe(phraseFor(403));
+    expect((await auditRows('access_denied', 'other@hw')).map((r) => r.tool)).toEqual(
+      expect.arrayContaining(['grant_tester', 'accept_homework']),
+    );
+    await other.context().close();
+  });
+
+  it('a student gets the 403 page and the API refuses them, in the journal', async () => {
+    const anna = await signIn('anna@hw');
+    const res = await anna.goto(`${s.edge.url}/cabinet`);
+    expect(res?.status()).toBe(403);
+    // With the page's token (the student pages' session is the same): refused for the role, not for CSRF.
+    await anna.goto(`${s.edge.url}/`);
+    await anna.waitForSelector('meta[name="csrf-token"]', { state: 'attached' });
+    const call = await apiAs(anna, 'list_courses', {});
+    expect(call.status).toBe(403);
+    expect(await auditRows('author_role_required', 'anna@hw')).toContainEqual({
+      endpoint: 'web:cabinet',
+      tool: 'list_courses',
+    });
+    await anna.context().close();
+  });
+});
+
+describe('phone width', () => {
+  it('the cabinet pages fit 390 px without sideways scrolling', async () => {
+    const phone = await signIn('curator@hw', 390);
+    for (const [name, path] of [
+      ['courses', '/cabinet'],
+      ['release', `/cabinet/courses/${course}/release`],
+      ['notes', `/cabinet/courses/${course}/notes`],
+      ['passes', `/cabinet/courses/${course}/passes`],
+    ]) {
+      await open(phone, path);
+      await phone.waitForLoadState('networkidle');
+      const wide = await phone.evaluate(() => document.documentElement.scrollWidth);
+      expect(wide, name).toBeLessThanOrEqual(392);
+      await phone.screenshot({ path: `${SHOTS}cabinet-${name}-phone.png`, fullPage: false });
+    }
+    await phone.context().close();
+  });
+});

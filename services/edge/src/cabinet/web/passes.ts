@@ -1,0 +1,99 @@
+import { useState } from 'preact/hooks';
+import { useTool, words } from '../../web/client/api.ts';
+import { html } from '../../web/client/html.ts';
+import { Loading } from '../../web/client/layout.ts';
+import { api, CourseTabs, StudentText, when } from './common.ts';
+
+interface Goal {
+  key: string;
+  status: string;
+  evidence: string | null;
+  marked_at: string | null;
+  removed?: boolean;
+}
+interface Run {
+  student: { id: string; name: string };
+  lesson: { key: string; title: string | null };
+  status: string;
+  started_at: string | null;
+  passed_at: string | null;
+  resume_from: string | null;
+  objectives: Array<{ key: string; status: string; quiz_confirmed: boolean; removed?: boolean; goals: Goal[] }>;
+}
+interface Page {
+  runs: Run[];
+  has_more: boolean;
+  start: number;
+  limit: number;
+}
+
+const PAGE = 20;
+const OBJECTIVE_WORDS: Record<string, string> = { not_started: 'не начата', touched: 'начата', covered: 'разобрана' };
+const GOAL_WORDS: Record<string, string> = {
+  open: 'не отмечен',
+  done: 'разобран',
+  planned: 'запланирован',
+  not_needed: 'не нужен',
+};
+const RUN_WORDS: Record<string, string> = {
+  not_started: 'не начат',
+  in_progress: 'идёт',
+  covered: 'разобран',
+  passed: 'пройден',
+};
+
+/**
+ * Passes (goal_runs): per lesson, how many of the page's students reached each goal item, where
+ * each one stopped, and the evidence — the students' words, quoted. Only the course's instructors
+ * and staff see them (goal_runs' own rule: anyone else gets 403, in the journal).
+ */
+export function PassesPage({ course }: { course: string }) {
+  const [lesson, setLesson] = useState('');
+  const [start, setStart] = useState(0);
+  const args: Record<string, unknown> = { course, start, limit: PAGE };
+  if (lesson) args.lesson = lesson;
+  const { outcome } = useTool<Page>(api, 'goal_runs', args, JSON.stringify(args));
+  const head = html`<${CourseTabs} course=${course} active="passes" /><h1>Прохождения</h1>
+    <form class="row" onSubmit=${(e: Event) => e.preventDefault()}>
+      <label>Урок <input name="lesson" maxlength="128" placeholder="ключ урока" value=${lesson}
+        onChange=${(e: Event) => {
+          setLesson((e.target as HTMLInputElement).value.trim());
+          setStart(0);
+        }} /></label></form>`;
+  if (!outcome) return html`${head}<${Loading} />`;
+  if (!outcome.ok) return html`${head}<p class="error" role="alert" id="passes-error">${words(outcome)}</p>`;
+  const { runs, has_more } = outcome.data;
+  const reached = new Map<string, number>();
+  for (const run of runs)
+    for (const o of run.objectives)
+      for (const g of o.goals)
+        if (g.status !== 'open')
+          reached.set(`${run.lesson.key}/${g.key}`, (reached.get(`${run.lesson.key}/${g.key}`) ?? 0) + 1);
+  return html`${head}
+    <h2>Сколько учеников дошли до пункта (на этой странице)</h2>
+    <div class="table"><table id="reached"><tbody>${[...reached].map(([k, n]) => html`<tr><td><code>${k}</code></td><td>${n}</td></tr>`)}</tbody></table></div>
+    ${runs.length === 0 && html`<p>Прохождений нет.</p>`}
+    ${runs.map(
+      (run) => html`<article class="card run" data-student=${run.student.id} data-lesson=${run.lesson.key}>
+        <h3>${run.student.name} · ${run.lesson.title ?? run.lesson.key}</h3>
+        <div class="badges"><span class="badge">${RUN_WORDS[run.status] ?? run.status}</span>
+          ${run.resume_from && html`<span class="badge warn">остановился на ${run.resume_from}</span>`}
+          <span class="muted">начат ${when(run.started_at)}${run.passed_at ? `, пройден ${when(run.passed_at)}` : ''}</span></div>
+        ${run.objectives.map(
+          (
+            o,
+          ) => html`<div class="objective"><p><b>${o.key}</b> — ${OBJECTIVE_WORDS[o.status] ?? o.status}${o.quiz_confirmed ? ', подтверждена квизом' : ''}${o.removed ? ' (снята релизом)' : ''}</p>
+            <ul class="plain">${o.goals.map(
+              (
+                g,
+              ) => html`<li data-goal=${g.key}><code>${g.key}</code> ${GOAL_WORDS[g.status] ?? g.status}${g.removed ? ' (снят)' : ''}
+                <${StudentText} text=${g.evidence} label="Свидетельство" /></li>`,
+            )}</ul></div>`,
+        )}
+      </article>`,
+    )}
+    <div class="row pager">
+      <button type="button" disabled=${start === 0} onClick=${() => setStart(Math.max(0, start - PAGE))}>Назад</button>
+      <button type="button" id="next-page" disabled=${!has_more} onClick=${() => setStart(start + PAGE)}>Дальше</button>
+    </div>`;
+}

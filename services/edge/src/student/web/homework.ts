@@ -1,0 +1,151 @@
+import { useEffect, useState } from 'preact/hooks';
+import { type Outcome, useTool, words } from '../../web/client/api.ts';
+import { html } from '../../web/client/html.ts';
+import { Loading } from '../../web/client/layout.ts';
+import { api, HOMEWORK_WORDS, when } from './common.ts';
+import { ACCEPTED, base64, LIMITS, size, tooBig } from './files.ts';
+
+interface HwFile {
+  name: string;
+  type: string;
+  size: number;
+  url: string;
+}
+interface Submission {
+  status: string;
+  due_at: string | null;
+  overdue?: boolean;
+  version: number | null;
+  answer: string | null;
+  files: HwFile[];
+  events: Array<{ at: string; event: string; comment?: string | null }>;
+  versions?: Array<{ version: number; status: string; answer: string | null; files: HwFile[]; submitted_at: string }>;
+}
+interface Mine {
+  space: string;
+  items: Array<{ last_comment: string | null; lesson: string }>;
+  homework?: { title: string; description: string; answer_mode: string; due: string | null };
+  submission?: Submission | null;
+}
+
+const MODE_WORDS: Record<string, string> = {
+  text: 'текстом',
+  files: 'файлами',
+  both: 'текстом, файлами или тем и другим',
+};
+
+/**
+ * The homework block: the task, the current answer and every version, the curator's comment, and
+ * a hand-in form. Text goes as submit_homework, files as store_homework_file — the agent's own
+ * operations, one version per save; with both, the files go first (the likelier refusal) and then
+ * the text, so a refused batch writes nothing.
+ */
+export function HomeworkBlock({ lesson }: { lesson: string }) {
+  const { outcome, reload } = useTool<Mine>(api, 'my_homework', { lesson }, lesson);
+  if (!outcome) return html`<${Loading} />`;
+  if (!outcome.ok) return html`<p class="error" role="alert" id="homework-error">${words(outcome)}</p>`;
+  const { homework, submission, items, space } = outcome.data;
+  if (!homework) return html`<p>У этого урока нет домашнего задания.</p>`;
+  const comment = items.find((i) => i.lesson === lesson)?.last_comment ?? null;
+  return html`<h3 id="homework-title">${homework.title}</h3>
+    <p class="task">${homework.description}</p>
+    <p class="muted">Сдаётся ${MODE_WORDS[homework.answer_mode] ?? homework.answer_mode}${homework.due ? ` · срок: ${homework.due}` : ''}</p>
+    ${
+      submission &&
+      html`<div class="badges">
+      <span class="badge" id="homework-status">${HOMEWORK_WORDS[submission.status] ?? submission.status}</span>
+      ${submission.version !== null && html`<span class="badge" id="homework-version">версия ${submission.version}</span>`}
+      ${submission.due_at && html`<span class="badge">сдать до ${when(submission.due_at)}</span>`}
+      ${submission.overdue && html`<span class="badge warn">просрочено</span>`}
+    </div>`
+    }
+    ${comment && html`<div class="comment" id="curator-comment"><b>Комментарий куратора:</b> ${comment}</div>`}
+    <${HandIn} lesson=${lesson} space=${space} mode=${homework.answer_mode} submission=${submission ?? null} done=${reload} />
+    ${submission?.versions?.length ? html`<${Versions} versions=${submission.versions} />` : null}`;
+}
+
+function HandIn(props: {
+  lesson: string;
+  space: string;
+  mode: string;
+  submission: Submission | null;
+  done: () => void;
+}) {
+  const { lesson, space, mode, submission } = props;
+  const [text, setText] = useState(submission?.answer ?? '');
+  const [files, setFiles] = useState<File[]>([]);
+  const [problem, setProblem] = useState('');
+  const [notice, setNotice] = useState('');
+  const [busy, setBusy] = useState(false);
+  useEffect(() => setText(submission?.answer ?? ''), [submission?.version]);
+  const add = (list: FileList | null) => {
+    if (list) setFiles((f) => [...f, ...Array.from(list)]);
+    setProblem('');
+  };
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setProblem('');
+    setNotice('');
+    const textChanged = mode !== 'files' && text !== (submission?.answer ?? '');
+    if (!files.length && !textChanged) return setProblem('Нечего сдавать: напишите ответ или добавьте файлы.');
+    const big = tooBig(files);
+    if (big) return setProblem(big);
+    setBusy(true);
+    let last: Outcome<unknown> | null = null;
+    if (files.length) {
+      const payload = await Promise.all(files.map(async (f) => ({ name: f.name, content: await base64(f) })));
+      last = await api.call('store_homework_file', { lesson, files: payload, space });
+    }
+    if ((!last || last.ok) && textChanged) last = await api.call('submit_homework', { lesson, answer: text, space });
+    setBusy(false);
+    if (last && !last.ok) return setProblem(words(last));
+    const version = (last?.ok && (last.data as { submission: Submission }).submission.version) || null;
+    setFiles([]);
+    setNotice(`Сдано${version ? `: версия ${version}` : ''}.`);
+    props.done();
+  };
+  return html`<form class="hand-in" onSubmit=${submit}>
+    ${
+      mode !== 'files' &&
+      html`<label for="answer">Ответ (markdown)</label>
+      <textarea id="answer" maxlength="100000" value=${text} onInput=${(e: Event) => setText((e.target as HTMLTextAreaElement).value)}></textarea>`
+    }
+    ${
+      mode !== 'text' &&
+      html`<div id="zone" class="zone" tabindex="0"
+        onDragOver=${(e: DragEvent) => e.preventDefault()}
+        onDrop=${(e: DragEvent) => {
+          e.preventDefault();
+          add(e.dataTransfer?.files ?? null);
+        }}>
+        <p>Перетащите файлы сюда или <label class="pick">выберите<input id="file-input" type="file" multiple
+          accept=${ACCEPTED.map((x) => `.${x}`).join(',')} onChange=${(e: Event) => add((e.target as HTMLInputElement).files)} /></label></p>
+        <p class="muted">До ${LIMITS.files} файлов в ответе, каждый до 10 МБ, за раз до 30 МБ. Типы: ${ACCEPTED.join(', ')}.</p>
+      </div>
+      <ul class="plain" id="picked">${files.map(
+        (f, i) => html`<li>${f.name} <span class="muted">${size(f.size)}</span>
+          <button type="button" class="link" onClick=${() => setFiles(files.filter((_, j) => j !== i))}>убрать</button></li>`,
+      )}</ul>`
+    }
+    ${submission?.files.length ? html`<p class="muted">В ответе файлов: ${submission.files.length}</p>` : null}
+    <button type="submit" class="primary" id="hand-in" disabled=${busy}>${busy ? 'Сдаём…' : 'Сдать'}</button>
+    ${problem && html`<p class="error" role="alert" id="hand-in-error">${problem}</p>`}
+    ${notice && html`<p class="notice" role="status" id="hand-in-done">${notice}</p>`}
+  </form>`;
+}
+
+function Versions({ versions }: { versions: NonNullable<Submission['versions']> }) {
+  return html`<h3>Версии ответа</h3>
+    <ol class="versions" id="versions" reversed>
+      ${[...versions].reverse().map(
+        (v) => html`<li data-version=${v.version}>
+          <b>Версия ${v.version}</b> · ${HOMEWORK_WORDS[v.status] ?? v.status} · ${when(v.submitted_at)}
+          ${v.answer && html`<pre class="answer">${v.answer}</pre>`}
+          ${
+            v.files.length > 0 &&
+            html`<ul class="files">${v.files.map((f) => html`<li><a href=${f.url}>${f.name}</a> <span class="muted">${size(f.size)}</span></li>`)}</ul>`
+          }
+        </li>`,
+      )}
+    </ol>`;
+}

@@ -1,0 +1,162 @@
+import {
+  decodeTutorFrame,
+  TUTOR_CALLS_PER_ROUND,
+  TUTOR_TOOL_RESULT_MAX,
+  type TutorControl,
+  type TutorToolCall,
+  tutorStartTurn,
+} from '@studium/contracts';
+import type { FastifyReply } from 'fastify';
+import { createInbox, type Subscription } from 'nats';
+import type { RelayTiming } from '../chat/relay.ts';
+import { sendChatError } from '../chat/replies.ts';
+import type { CallDeps, Caller } from '../tools.ts';
+import { sendTutorRefusal, type TutorEdgeMetrics } from './metrics.ts';
+import { runTutorTool } from './run-tool.ts';
+import { pageView } from './view.ts';
+
+export interface TutorRelayDeps {
+  call: CallDeps;
+  metrics: TutorEdgeMetrics;
+  timing: RelayTiming;
+}
+
+const STALLED = 'Репетитор перестал отвечать, ход прерван. Ваше сообщение сохранено — напишите ещё раз.';
+const LOST = 'Часть ответа потерялась по дороге, ход прерван. Ваше сообщение сохранено — напишите ещё раз.';
+const enc = new TextEncoder();
+
+/**
+ * POST /v1/tutor/stream: starts a tutor turn in ai-chat and relays it as Server-Sent Events
+ * (metadata, content…, tool views, done or error). The model's tool calls come here to run: the
+ * edge holds the student's principal and signs it for each tool, so the lesson tools see the same
+ * caller as at /mcp. Calls of one round run one after another, in the model's order.
+ */
+export async function relayTurn(
+  deps: TutorRelayDeps,
+  reply: FastifyReply,
+  caller: Caller,
+  args: { message: string; conversation_id: string | null; lesson: string | null },
+): Promise<void> {
+  const { call, metrics, timing } = deps;
+  const bus = call.bus;
+  const inbox = createInbox();
+  const pending: Uint8Array[] = [];
+  let onFrame: ((data: Uint8Array) => void) | null = null;
+  const sub: Subscription = bus.nc.subscribe(inbox, {
+    callback: (_err, msg) => (onFrame ? onFrame(msg.data) : pending.push(msg.data)),
+  });
+  let accepted: Awaited<ReturnType<typeof bus.request<typeof tutorStartTurn>>>;
+  try {
+    accepted = await bus.request(tutorStartTurn, caller.principal, { ...args, inbox });
+  } catch (err) {
+    sub.unsubscribe();
+    call.log.warn({ err }, 'ai-chat did not accept the tutor turn');
+    metrics.requests.labels('stream', '503').inc();
+    return sendChatError(reply, 503, 'tutor_unavailable', 'Репетитор сейчас недоступен, попробуйте позже');
+  }
+  if (!accepted.ok) {
+    sub.unsubscribe();
+    return sendTutorRefusal(reply, 'stream', accepted.error, metrics);
+  }
+  const { conversation_id, control } = accepted.data;
+  metrics.requests.labels('stream', '200').inc();
+  reply.hijack();
+  const res = reply.raw;
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    'x-accel-buffering': 'no',
+    connection: 'keep-alive',
+  });
+  res.flushHeaders();
+  const event = (e: Record<string, unknown>) => {
+    if (!res.writableEnded) res.write(`data: ${JSON.stringify(e)}\n\n`);
+  };
+  event({ type: 'metadata', conversation_id });
+
+  const tell = (c: TutorControl) => bus.nc.publish(control, enc.encode(JSON.stringify(c)));
+  let expected = 1;
+  let lastHeard = Date.now();
+  let finished = false;
+  let toolsRunning = false;
+  let toolsMs = 0;
+  const finish = (outcome: string, last?: Record<string, unknown>[]) => {
+    if (finished) return;
+    finished = true;
+    clearInterval(alive);
+    clearInterval(watch);
+    clearInterval(keepAlive);
+    sub.unsubscribe();
+    metrics.streams.labels(outcome).inc();
+    if (outcome === 'client_gone' || outcome === 'lost' || outcome === 'stalled') tell({ type: 'cancel' });
+    for (const e of last ?? []) event(e);
+    if (!res.writableEnded) res.end();
+  };
+  const alive = setInterval(() => tell({ type: 'alive' }), timing.aliveMs);
+  const watch = setInterval(
+    () => {
+      // While the edge itself runs tools, ai-chat waits silently on purpose.
+      if (!toolsRunning && Date.now() - lastHeard > timing.stallMs)
+        finish('stalled', [{ type: 'error', content: STALLED }]);
+    },
+    Math.min(500, timing.stallMs),
+  );
+  const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), timing.keepAliveMs);
+  res.on('close', () => finish('client_gone'));
+  res.on('error', () => finish('client_gone'));
+  if (res.destroyed || !res.socket || res.socket.destroyed) finish('client_gone');
+
+  const runRound = async (round: number, calls: TutorToolCall[]) => {
+    toolsRunning = true;
+    const roundStarted = performance.now();
+    const results: Array<{ id: string; content: string }> = [];
+    // ai-chat sends at most TUTOR_CALLS_PER_ROUND; the edge does not take more on trust.
+    for (const c of calls.slice(0, TUTOR_CALLS_PER_ROUND)) {
+      if (finished) return;
+      const started = performance.now();
+      const content = await runTutorTool(call, caller, c);
+      metrics.toolSeconds.observe((performance.now() - started) / 1000);
+      results.push({ id: c.id, content: content.slice(0, TUTOR_TOOL_RESULT_MAX) });
+      const view = pageView(c.name, content);
+      if (view) event({ type: 'tool', ...view });
+    }
+    toolsRunning = false;
+    toolsMs += performance.now() - roundStarted;
+    lastHeard = Date.now();
+    if (!finished) tell({ type: 'tool_results', round, results });
+  };
+
+  onFrame = (data) => {
+    if (finished) return;
+    lastHeard = Date.now();
+    const frame = decodeTutorFrame(data);
+    if (!frame || frame.seq !== expected) return finish('lost', [{ type: 'error', content: LOST }]);
+    expected++;
+    switch (frame.type) {
+      case 'heartbeat':
+      case 'tool_refused':
+        return;
+      case 'content':
+        return event({ type: 'content', content: frame.content });
+      case 'tool_calls':
+        void runRound(frame.round, frame.calls).catch((err) => {
+          call.log.error({ err }, 'tutor tool round failed');
+          finish('error', [{ type: 'error', content: LOST }]);
+        });
+        return;
+      case 'done':
+        // The provider's own time for the turn's rounds and the edge's for its tool calls: what
+        // the platform added is the turn's time less the provider's.
+        return finish('done', [
+          { type: 'done', provider_ms: frame.provider_ms, tools_ms: Math.round(toolsMs * 10) / 10 },
+        ]);
+      case 'error':
+        return finish('error', [{ type: 'error', content: frame.content }]);
+      default: {
+        const never: never = frame;
+        return never;
+      }
+    }
+  };
+  for (const data of pending.splice(0)) onFrame(data);
+}

@@ -1,0 +1,103 @@
+/** A quiz question as the page shows it. */
+export type Question = {
+  id: string;
+  text: string;
+  options: Array<{ id: string; text: string }>;
+  number: number;
+  total: number;
+};
+
+/** A tool's view as the page gets it (see services/edge/src/tutor/view.ts); which fields depends on the tool. */
+export interface ToolView {
+  tool: string;
+  lesson?: { title?: string; number?: number; total?: number; course_title?: string; demo_lessons_left?: number };
+  topics?: Array<{ key: string; text: string; status: string }>;
+  topic?: { key: string; status: string };
+  demo_exhausted?: { lessons_used: number; lessons_limit: number };
+  question?: Question | null;
+  verdict?: { correct: boolean };
+  result?: { passed: boolean; score: number; pass_threshold: number } | null;
+  prompt?: string;
+  options?: string[];
+  title?: string | null;
+}
+
+/** One item of a conversation on screen. */
+export type Item = { role: 'user' | 'assistant'; content: string; note?: string } | { role: 'tool'; view: ToolView };
+
+export interface Conversation {
+  id: string;
+  lesson: string;
+  session: string | null;
+  title: string;
+  updated_at: string;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** One event of a tutor turn. */
+export type TurnEvent =
+  | { type: 'metadata'; conversation_id: string }
+  | { type: 'content'; content: string }
+  | ({ type: 'tool' } & ToolView)
+  | { type: 'done' }
+  | { type: 'error'; content: string };
+
+async function check(res: Response): Promise<Response> {
+  if (res.ok) return res;
+  const body = (await res.json().catch(() => ({}))) as { detail?: string };
+  throw new ApiError(res.status, body.detail ?? `HTTP ${res.status}`);
+}
+
+/** The session's CSRF token, put in the page by the server. */
+function csrfToken(): string {
+  return document.querySelector('meta[name="csrf-token"]')?.getAttribute('content') ?? '';
+}
+
+/** The tutor API as the signed-in student (the session cookie; a POST carries the CSRF token). */
+export function tutorApi() {
+  const get = async <T>(path: string): Promise<T> =>
+    (await check(await fetch(path, { credentials: 'same-origin' }))).json();
+  return {
+    conversations: () =>
+      get<{ items: Conversation[]; total: number; model_connected: boolean }>('/v1/tutor/conversations?page_size=50'),
+    messages: (id: string) =>
+      get<{ conversation: Conversation; items: Item[]; total: number }>(
+        `/v1/tutor/conversations/${encodeURIComponent(id)}/messages?page_size=100`,
+      ),
+    /** Sends the student's message; `onEvent` sees every event until the stream ends or `signal` aborts it. */
+    async send(
+      body: { message: string; conversation_id: string | null; lesson: string | null },
+      onEvent: (e: TurnEvent) => void,
+      signal: AbortSignal,
+    ) {
+      const res = await check(
+        await fetch('/v1/tutor/stream', {
+          method: 'POST',
+          credentials: 'same-origin',
+          headers: { 'content-type': 'application/json', 'x-csrf-token': csrfToken() },
+          body: JSON.stringify(body),
+          signal,
+        }),
+      );
+      const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = '';
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        buffer += value;
+        const events = buffer.split('\n\n');
+        buffer = events.pop() ?? '';
+        for (const raw of events) if (raw.startsWith('data: ')) onEvent(JSON.parse(raw.slice(6)) as TurnEvent);
+      }
+    },
+  };
+}
+export type TutorApi = ReturnType<typeof tutorApi>;

@@ -1,0 +1,131 @@
+import { randomBytes } from 'node:crypto';
+import { verifyPassword } from '@studium/contracts';
+import type { Bus } from '@studium/platform';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AuditLog } from '../audit.ts';
+import type { EdgeFastify } from '../oauth/routes.ts';
+import type { RateLimiter } from '../rate-limit.ts';
+import type { WebAuth } from './auth.ts';
+import { LOGIN_COOKIE, readCookie, SESSION_COOKIE, setCookie } from './cookies.ts';
+import { csrfToken, type SessionRepository, tokensMatch } from './sessions.ts';
+import { signInPage } from './signin-page.ts';
+
+export interface SignInDeps {
+  bus: Bus;
+  sessions: SessionRepository;
+  auth: WebAuth;
+  audit: AuditLog;
+  /** Sign-in attempts per login and per address: the same windows as the OAuth sign-in's. */
+  loginLimiter: RateLimiter;
+  addressLimiter: RateLimiter;
+  sessionTtlS: number;
+}
+
+/** Where to go after signing in: a path of this site only (never `//host` or a full URL). */
+export function safeNext(next: unknown): string {
+  if (typeof next !== 'string' || next.length > 1000) return '/';
+  if (!next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\')) return '/';
+  return next;
+}
+
+const LOGIN_ID = /^[A-Za-z0-9_-]{43}$/;
+
+/**
+ * GET/POST /login and POST /logout. The form carries a double-submit token (cookie + field) so no
+ * other site can sign a browser in to an account of its choosing; sign-out needs the session's
+ * CSRF token. The login and password are checked by enrollment exactly as on the OAuth sign-in page.
+ */
+export async function registerSignIn(app: EdgeFastify, deps: SignInDeps): Promise<void> {
+  await app.register(async (scope) => {
+    scope.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: 8192 },
+      (_r, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+    );
+    const html = (reply: FastifyReply, status: number, body: string) =>
+      reply
+        .code(status)
+        .type('text/html; charset=utf-8')
+        .header('cache-control', 'no-store')
+        .header(
+          'content-security-policy',
+          "default-src 'none'; style-src 'self'; form-action 'self'; frame-ancestors 'none'",
+        )
+        .send(body);
+    const form = (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      status: number,
+      extra: Partial<Parameters<typeof signInPage>[0]>,
+    ) => {
+      const csrf = randomBytes(32).toString('base64url');
+      setCookie(request, reply, LOGIN_COOKIE, csrf, 3600);
+      return html(reply, status, signInPage({ csrf, next: '/', ...extra }));
+    };
+
+    scope.get('/login', async (request, reply) => {
+      const query = request.query as { next?: string; out?: string };
+      const user = await deps.auth.current(request);
+      if (user && user !== 'unavailable') return reply.code(303).header('location', safeNext(query.next)).send();
+      return form(request, reply, 200, {
+        next: safeNext(query.next),
+        notice: query.out === '1' ? 'Вы вышли из Studium.' : undefined,
+      });
+    });
+
+    scope.post('/login', async (request, reply) => {
+      const body = (request.body ?? {}) as Record<string, unknown>;
+      const str = (v: unknown, max: number) => (typeof v === 'string' ? v.slice(0, max) : '');
+      const login = str(body.login, 320).trim();
+      const next = safeNext(body.next);
+      const cookie = readCookie(request, LOGIN_COOKIE);
+      if (!cookie || !LOGIN_ID.test(cookie) || !tokensMatch(body.csrf, cookie)) {
+        return form(request, reply, 403, {
+          next,
+          login,
+          error: 'Страница входа устарела: введите логин и пароль ещё раз.',
+        });
+      }
+      const byLogin = await deps.loginLimiter.check(`login:${login.toLowerCase()}`);
+      const byAddress = await deps.addressLimiter.check(request.ip);
+      if (!byLogin.allowed || !byAddress.allowed) {
+        const wait = Math.max(byLogin.allowed ? 0 : byLogin.retryAfter, byAddress.allowed ? 0 : byAddress.retryAfter);
+        reply.header('retry-after', String(wait));
+        return form(request, reply, 429, {
+          next,
+          login,
+          error: `Слишком много попыток входа. Повторите через ${wait} с.`,
+        });
+      }
+      const result = await deps.bus
+        .request(verifyPassword, null, { login, password: str(body.password, 200) })
+        .catch(() => null);
+      if (!result)
+        return form(request, reply, 503, { next, login, error: 'Вход сейчас недоступен. Попробуйте позже.' });
+      if (!result.ok) {
+        void deps.audit.record({
+          kind: 'web_login_failed',
+          user: login || null,
+          endpoint: 'web',
+          detail: { ip: request.ip },
+        });
+        return form(request, reply, 401, { next, login, error: 'Неверный логин или пароль.' });
+      }
+      const { id } = await deps.sessions.create((result.data as { user: string }).user);
+      setCookie(request, reply, SESSION_COOKIE, id, deps.sessionTtlS);
+      setCookie(request, reply, LOGIN_COOKIE, '', 0);
+      return reply.code(303).header('location', next).send();
+    });
+
+    scope.post('/logout', async (request, reply) => {
+      const id = readCookie(request, SESSION_COOKIE);
+      const body = (request.body ?? {}) as Record<string, unknown>;
+      if (id && !tokensMatch(body.csrf, csrfToken(id))) {
+        return reply.code(403).type('text/plain; charset=utf-8').send('Запрос без проверочного токена страницы.');
+      }
+      if (id) await deps.sessions.delete(id);
+      setCookie(request, reply, SESSION_COOKIE, '', 0);
+      return reply.code(303).header('location', '/login?out=1').send();
+    });
+  });
+}

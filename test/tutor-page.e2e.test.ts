@@ -1,0 +1,170 @@
+import { resolve } from 'node:path';
+import { eventually } from '@studium/testing';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from './support/browser.ts';
+import { data } from './support/clients.ts';
+import { scriptedTutor } from './support/scripted-tutor.ts';
+import { startTutorStack } from './support/tutor.ts';
+
+// The tutor's page at /tutor in headless Chromium at phone width: a whole lesson taught by the
+// scripted tutor model through the page (buttons for choose, the quiz question whole, answers by
+// click), then seen through the agent channel's tools.
+let stack: Awaited<ReturnType<typeof startTutorStack>>;
+let browser: Browser;
+const SCREENSHOT = resolve(import.meta.dirname, '../docs/img/tutor-390.png');
+
+beforeAll(async () => {
+  stack = await startTutorStack('tutor-page', { lessons: { WEB_DEMO_LESSONS: '1' } });
+  browser = await launchChromium();
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  await stack?.close();
+});
+
+/** Opens `path` signed out: the page sends the browser to /login, which brings it back signed in. */
+async function signedIn(path: string, student: { login: string; password: string }): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+  await page.goto(`${stack.url}${path}`);
+  await page.waitForSelector('#login');
+  await page.fill('#login', student.login);
+  await page.fill('#password', student.password);
+  await Promise.all([page.waitForURL((u) => !u.pathname.startsWith('/login')), page.click('#submit')]);
+  if (!path.startsWith('/tutor')) {
+    // The lesson and course pages open the tutor for themselves.
+    await page.waitForSelector('#tutor-link');
+    await Promise.all([page.waitForURL((u) => u.pathname === '/tutor'), page.click('#tutor-link')]);
+  }
+  await page.waitForSelector('#composer');
+  return page;
+}
+
+describe('the tutor page', { timeout: 120_000 }, () => {
+  it('teaches a whole lesson: header, choose buttons, the quiz by clicks, the passed lesson; the agent channel sees it', async () => {
+    const { agent, password } = await stack.student('page-a@test.studium');
+    const lesson = `${stack.course}.interests`;
+    stack.llm.script(
+      scriptedTutor({
+        start: { lesson },
+        choose: { prompt: 'С чего начнём?', options: ['Сначала тема', 'Сразу мой случай'] },
+      }),
+    );
+    const page = await signedIn(`/lessons/${encodeURIComponent(lesson)}`, { login: 'page-a@test.studium', password });
+    expect(new URL(page.url()).searchParams.get('lesson')).toBe(lesson);
+    await page.fill('#composer', 'Здравствуйте!');
+    await page.click('#send');
+    await page.waitForSelector('.card.choose button.choice:not([disabled])');
+    expect(await page.textContent('#lesson-head .lesson-line')).toContain('Урок 2 из');
+    expect(await page.textContent('#topics-progress')).toBe('темы урока: 0 из 2');
+    expect(await page.textContent('#lesson-head .course-line')).toContain('пробных уроков осталось: 0');
+
+    // A button is the student's reply: the goals get marked and the quiz question is shown whole.
+    await page.click('.card.choose button.choice >> text=Сразу мой случай');
+    await page.waitForSelector('.card.quiz button.option:not([disabled])');
+    expect(await page.locator('.msg.user .text').last().textContent()).toBe(
+      '«С чего начнём?» — выбираю: Сразу мой случай',
+    );
+    expect(await page.textContent('#topics-progress')).toBe('темы урока: 2 из 2');
+    expect(await page.locator('.topic.covered').count()).toBe(2);
+    if (process.env.UPDATE_SCREENSHOTS) await page.screenshot({ path: SCREENSHOT });
+
+    // Each question answered by clicking the right option; the next appears in the next turn.
+    for (let n = 0; n < 10; n++) {
+      const question = await page.locator('.card.quiz').last().getAttribute('data-question');
+      const right = stack.key.get(question as string)!.right;
+      const cards = await page.locator('.card.verdict').count();
+      await page.click(`.card.quiz >> nth=-1 >> button[data-option="${right}"]`);
+      await page.waitForFunction((c) => document.querySelectorAll('.card.verdict').length > c, cards);
+      await page.waitForSelector('#send, #composer:not([disabled])');
+      if (await page.isVisible('#quiz-result')) break;
+    }
+    await page.waitForSelector('#lesson-passed');
+    expect(await page.textContent('#quiz-result')).toContain('Квиз сдан');
+
+    // Reopened later: the same conversation, cards and header back from the stored conversation.
+    await page.reload();
+    await page.waitForSelector('#lesson-passed');
+    expect(await page.textContent('#topics-progress')).toBe('темы урока: 2 из 2');
+    expect(await page.locator('.card.quiz').count()).toBeGreaterThan(0);
+    expect(await page.locator('.card button:not([disabled])').count()).toBe(0);
+
+    // The agent channel's tools see the marks and the passed lesson.
+    const outline = data(await agent.callTool('course_outline', { course: stack.course })) as {
+      chapters: Array<{ lessons: Array<{ key: string; completed: boolean; objectives: Array<{ status: string }> }> }>;
+    };
+    const taught = outline.chapters[0]?.lessons.find((l) => l.key === 'interests');
+    expect(taught?.completed).toBe(true);
+    expect(taught?.objectives.map((o) => o.status)).toEqual(['covered', 'covered']);
+    await page.close();
+  });
+
+  it('says when the trial lessons are used and how to connect an own agent', async () => {
+    const { password } = await stack.student('page-b@test.studium');
+    stack.llm.script((req) =>
+      req.body.messages.at(-1)?.role === 'user'
+        ? {
+            toolCalls: [
+              {
+                name: 'start_lesson',
+                arguments: { lesson: `${stack.course}.${req.body.messages.length > 3 ? 'batna' : 'why-prepare'}` },
+              },
+            ],
+          }
+        : { chunks: ['Начнём.'] },
+    );
+    const page = await signedIn(`/courses/${stack.course}`, { login: 'page-b@test.studium', password });
+    expect(new URL(page.url()).searchParams.get('course')).toBe(stack.course);
+    await page.fill('#composer', 'Привет');
+    await page.click('#send');
+    await page.waitForSelector('#lesson-head');
+    await page.waitForSelector('#send');
+    await page.fill('#composer', 'Дальше');
+    await page.click('#send');
+    await page.waitForSelector('#demo-exhausted');
+    expect(await page.textContent('#demo-exhausted')).toContain('/mcp');
+    expect(await page.isDisabled('#composer')).toBe(true);
+    await page.close();
+  });
+
+  it("draws Markdown and KaTeX while a turn streams, stops it with Stop (the provider's request is aborted)", async () => {
+    const { password } = await stack.student('page-c@test.studium');
+    stack.llm.script({
+      chunks: [
+        '## Площадь\n\n',
+        'Формула: $S',
+        ' = \\pi r^2$',
+        '\n\n',
+        ...Array.from({ length: 200 }, (_, i) => `слово${i} `),
+      ],
+      delayMs: 40,
+    });
+    const before = stack.llm.requests.length;
+    const page = await signedIn(`/tutor?course=${stack.course}`, { login: 'page-c@test.studium', password });
+    await page.fill('#composer', 'Расскажите подробно');
+    await page.click('#send');
+    // Markdown and the KaTeX formula are drawn while the turn streams.
+    await page.waitForSelector('.msg.assistant.live .katex', { timeout: 10_000 });
+    expect(await page.textContent('.msg.assistant.live h2')).toBe('Площадь');
+    await page.waitForFunction(() =>
+      (document.querySelector('.msg.assistant.live')?.textContent ?? '').includes('слово3'),
+    );
+    await page.click('#stop');
+    await page.waitForSelector('.msg.assistant.failed .note');
+    await eventually(async () => expect(stack.llm.requests[before]?.aborted).toBe(true), 5000);
+
+    // The session's cookie alone does not send a message: a POST needs the page's CSRF token.
+    const forged = await page.request.post(`${stack.url}/v1/tutor/stream`, {
+      data: { message: 'Привет', lesson: stack.course },
+      headers: { 'x-csrf-token': 'forged' },
+    });
+    expect(forged.status()).toBe(403);
+    expect((await forged.json()).code).toBe('csrf_required');
+    const bare = await page.request.post(`${stack.url}/v1/tutor/stream`, {
+      data: { message: 'Привет', lesson: stack.course },
+    });
+    expect(bare.status()).toBe(403);
+    expect((await page.request.get(`${stack.url}/v1/tutor/conversations`)).status()).toBe(200);
+    await page.close();
+  });
+});
