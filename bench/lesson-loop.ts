@@ -260,7 +260,7 @@ const pct = (xs: number[], p: number) => {
 };
 
 await ensureServices();
-const { prefix, databaseUrl, env } = await benchPlace('loop');
+const { prefix, databaseUrl, env, trust } = await benchPlace('loop');
 const nc = await natsConnect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
 const children: ChildProcess[] = [];
 const clients: Client[] = [];
@@ -284,7 +284,7 @@ try {
   pids.edge = edge.child.pid ?? 0;
   const nats = natsPid();
   if (nats) pids.nats = nats;
-  const bus = createBus(nc, { prefix, timeoutMs: 10_000, log: createLogger('bench', 'silent') });
+  const bus = createBus(nc, { prefix, timeoutMs: 10_000, log: createLogger('bench', 'silent'), trust });
 
   const releases: Release[] = [];
   const courses: string[] = [];
