@@ -3,7 +3,6 @@
 // rounds, so a slow spell of the shared machine falls on both). Target: mark_goal's calls/s at 64
 // in flight at least half of whoami's.
 import type { ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { enroll, type Principal, publish_course, resolveToken } from '@studium/contracts';
@@ -15,6 +14,7 @@ import { ensureServices } from '../scripts/ensure-services.ts';
 import { EnrollmentAdmin } from '../services/enrollment/src/admin.ts';
 import { MIGRATIONS } from '../services/enrollment/src/app.ts';
 import type { EnrollmentDb } from '../services/enrollment/src/db.ts';
+import { CpuMeter, natsPid } from './cpu.ts';
 import { benchPlace, connect, type Stats, spawnTs, teardownBench } from './harness.ts';
 
 const AGENTS = 64;
@@ -64,59 +64,6 @@ function stats(latencies: number[], seconds: number): Stats {
   return { p50: at(50), p99: at(99), perSecond: latencies.length / seconds };
 }
 
-/** CPU time (ms) of a process so far, from /proc (0 when it is gone). */
-function cpuMs(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return 0;
-  }
-}
-
-function procName(pid: string): string {
-  try {
-    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
-  } catch {
-    return '';
-  }
-}
-
-/** Busy CPU time (ms) of the whole machine so far. */
-function machineMs(): number {
-  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
-  const idle = ticks[3] + ticks[4];
-  return ((ticks.reduce((a, b) => a + b, 0) - idle) * 1000) / 100;
-}
-
-/** Where the CPU of a case goes: named processes, PostgreSQL backends of the bench database, NATS. */
-class CpuMeter {
-  readonly spent = new Map<string, number>();
-  constructor(
-    private readonly procs: Record<string, number>,
-    private readonly backends: () => Promise<{ pids: number[]; xacts: number }>,
-  ) {}
-  /** CPU ms so far by name; each PostgreSQL backend by its pid (backends come and go). */
-  async snapshot(): Promise<Map<string, number>> {
-    const out = new Map<string, number>();
-    const own = process.cpuUsage();
-    out.set('client', (own.user + own.system) / 1000);
-    for (const [name, pid] of Object.entries(this.procs)) out.set(name, cpuMs(pid));
-    const { pids, xacts } = await this.backends();
-    for (const pid of pids) out.set(`postgres:${pid}`, cpuMs(pid));
-    out.set('pg transactions', xacts);
-    out.set('machine', machineMs());
-    return out;
-  }
-  add(before: Map<string, number>, after: Map<string, number>) {
-    for (const [k, v] of after) {
-      const name = k.startsWith('postgres:') ? 'postgres' : k;
-      this.spent.set(name, (this.spent.get(name) ?? 0) + v - (before.get(k) ?? 0));
-    }
-  }
-}
-
 /** Alternating rounds of each case (each case a set of per-worker calls). */
 async function interleaved(cases: Call[][], total: number, rounds: number, meters?: CpuMeter[]): Promise<Stats[]> {
   const acc = cases.map(() => ({ latencies: [] as number[], seconds: 0 }));
@@ -155,8 +102,8 @@ try {
   );
   children.push(edge.child);
   pids.edge = edge.child.pid ?? 0;
-  const natsPid = readdirSync('/proc').find((d) => /^\d+$/.test(d) && procName(d) === 'nats-server');
-  if (natsPid) pids.nats = Number(natsPid);
+  const nats = natsPid();
+  if (nats) pids.nats = nats;
   const bus = createBus(nc, { prefix, timeoutMs: 10_000, log: createLogger('bench', 'silent'), trust });
 
   const built = await buildFromDir(resolve(import.meta.dirname, '../examples/negotiation-basics'));
@@ -219,7 +166,7 @@ try {
     const xacts = await watcher.query<{ n: number }>(
       'select xact_commit + xact_rollback as n from pg_stat_database where datname = current_database()',
     );
-    return { pids: rows.map((r) => r.pid), xacts: Number(xacts.rows[0]?.n ?? 0) };
+    return { pids: rows.map((r) => r.pid), counters: { transactions: Number(xacts.rows[0]?.n ?? 0) } };
   };
   const meters = [new CpuMeter(pids, backends), new CpuMeter(pids, backends)];
   const [who64, mark64] = await interleaved([whoami, markGoal], TOTAL, ROUNDS, meters);

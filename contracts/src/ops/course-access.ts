@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Timestamp } from '../common.ts';
 import { defineOperation } from '../tool.ts';
+import { ProgramView } from '../tools/shapes.ts';
 
 /** A student's enrollment in a course, in the space a course tool works in. */
 export const CourseAccess = z.object({
@@ -22,6 +23,8 @@ export const CourseAccess = z.object({
   program_previous: z
     .object({ program: z.string(), program_title: z.string().optional(), course: z.string(), title: z.string() })
     .nullable(),
+  /** The programs that hold the course, as the course lists show them (course_outline). */
+  programs: z.array(ProgramView).optional(),
 });
 export type CourseAccess = z.infer<typeof CourseAccess>;
 
@@ -45,7 +48,12 @@ export const courseAccess = defineOperation({
 });
 
 /** One enrollment of {@link myEnrollments}. */
-export const EnrollmentSummary = CourseAccess.omit({ space: true, organization: true, program_previous: true }).extend({
+export const EnrollmentSummary = CourseAccess.omit({
+  space: true,
+  organization: true,
+  program_previous: true,
+  programs: true,
+}).extend({
   course: z.string(),
   space: z.string(),
   organization: z.string().nullable(),

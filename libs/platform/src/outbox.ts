@@ -10,6 +10,8 @@ import { startPump } from './pump.ts';
 import { contextOf, failSpan, injectTrace, SpanKind, traceparent, tracer } from './tracing.ts';
 
 const NOTIFY_CHANNEL = 'studium_outbox';
+/** The channel relays LISTEN on: a write that inserts its outbox rows in its own statement notifies it. */
+export const OUTBOX_NOTIFY_CHANNEL = NOTIFY_CHANNEL;
 const enc = new TextEncoder();
 
 /** A new event's envelope, as {@link addEvent} stores it in the outbox's payload. */
@@ -24,8 +26,9 @@ export function eventEnvelope<T>(subject: string, data: T): EventEnvelope<T> {
  */
 export async function addEvent<DB>(trx: Transaction<DB> | Kysely<DB>, subject: string, data: unknown): Promise<string> {
   const envelope = eventEnvelope(subject, data);
-  await sql`insert into outbox (subject, payload) values (${subject}, ${JSON.stringify(envelope)}::jsonb)`.execute(trx);
-  await sql`select pg_notify(${NOTIFY_CHANNEL}, current_schema())`.execute(trx);
+  // One round trip: the insert and the wake-up (delivered at commit) in one statement.
+  await sql`with e as (insert into outbox (subject, payload) values (${subject}, ${JSON.stringify(envelope)}::jsonb) returning 1)
+    select pg_notify(${NOTIFY_CHANNEL}, current_schema()) from e`.execute(trx);
   return envelope.id;
 }
 
@@ -55,14 +58,16 @@ export async function addEventsFrom<DB>(
   rows: RawBuilder<unknown>,
 ): Promise<number> {
   const occurredAt = new Date().toISOString();
-  const r = await sql`insert into outbox (subject, payload)
-    select ${subject}, jsonb_build_object('id', gen_random_uuid()::text, 'type', ${subject}::text,
-      'occurred_at', ${occurredAt}::text, 'data', e.data)
-    from (${rows}) as e
-    order by e.ord`.execute(trx);
-  const n = Number(r.numAffectedRows ?? 0n);
-  if (n > 0) await sql`select pg_notify(${NOTIFY_CHANNEL}, current_schema())`.execute(trx);
-  return n;
+  // One round trip: the insert, its count and (when it wrote any) the wake-up delivered at commit.
+  const r = await sql<{ n: string }>`with ins as (insert into outbox (subject, payload)
+      select ${subject}, jsonb_build_object('id', gen_random_uuid()::text, 'type', ${subject}::text,
+        'occurred_at', ${occurredAt}::text, 'data', e.data)
+      from (${rows}) as e
+      order by e.ord
+      returning 1),
+    c as (select count(*) as n from ins)
+    select n, case when n > 0 then pg_notify(${NOTIFY_CHANNEL}, current_schema()) end as woke from c`.execute(trx);
+  return Number(r.rows[0]?.n ?? 0);
 }
 
 /**

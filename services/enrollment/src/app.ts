@@ -138,7 +138,7 @@ export async function createApp({
     notifySubscribersHandler({ db, subscriptions, mails, mailQueued: () => mailRelay.kick() }),
     mailDeliveryStateHandler(mails),
     mailDeliveredHandler(mails),
-    courseAccessHandler({ identities, enrollments, programs }),
+    courseAccessHandler({ identities, enrollments }),
     myEnrollmentsHandler({ identities, enrollments }),
   ]);
   return {

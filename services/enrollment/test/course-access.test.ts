@@ -57,6 +57,7 @@ describe('enrollment.course_access', () => {
         overdue: true,
         self_enrolled: false,
         program_previous: null,
+        programs: [],
       },
     });
   });
@@ -124,7 +125,11 @@ describe('enrollment.course_access', () => {
   it('names the course an ordered program holds back until it is completed', async () => {
     expect(await access({ course: 'second' })).toMatchObject({
       ok: true,
-      data: { program_previous: { program: 'chain', course: 'first', title: 'Курс first' } },
+      data: {
+        program_previous: { program: 'chain', course: 'first', title: 'Курс first' },
+        // The programs as the course lists show them come with the check (course_outline's).
+        programs: [{ program: 'chain', position: 2, ordered: true, previous: { course: 'first' }, next: null }],
+      },
     });
     expect(await access({ course: 'first' })).toMatchObject({ ok: true, data: { program_previous: null } });
     await svc.admin.recordProgress('emp@t', 'first', 3, new Date().toISOString());

@@ -18,6 +18,7 @@ import { submitAnswerHandler } from './handlers/submit-answer.ts';
 import { MarkContexts } from './mark-contexts.ts';
 import { Releases } from './releases.ts';
 import { AttemptRepository } from './repositories/attempt.repository.ts';
+import { CourseStates } from './repositories/course-state.ts';
 import { ReleaseRepository } from './repositories/release.repository.ts';
 import { RunRepository } from './repositories/run.repository.ts';
 import { SessionRepository } from './repositories/session.repository.ts';
@@ -67,6 +68,7 @@ export async function createApp({
     runs: new RunRepository(db, database.pool),
     sessions: new SessionRepository(db),
     attempts: new AttemptRepository(db),
+    courseStates: new CourseStates(database.pool),
     releaseRows,
     releases: new Releases(bus, releaseRows),
     access: new AccessCache(bus, cfg.ACCESS_CACHE_MS),

@@ -6,6 +6,7 @@ import type { LessonsDb } from './db.ts';
 import type { MarkContexts } from './mark-contexts.ts';
 import type { Releases } from './releases.ts';
 import type { AttemptRepository } from './repositories/attempt.repository.ts';
+import type { CourseStates } from './repositories/course-state.ts';
 import type { ReleaseRepository } from './repositories/release.repository.ts';
 import type { RunRepository } from './repositories/run.repository.ts';
 import type { SessionRepository } from './repositories/session.repository.ts';
@@ -19,6 +20,8 @@ export interface LessonsDeps {
   runs: RunRepository;
   sessions: SessionRepository;
   attempts: AttemptRepository;
+  /** A student's state in a course in one statement (start_lesson, course_outline). */
+  courseStates: CourseStates;
   releaseRows: ReleaseRepository;
   releases: Releases;
   access: AccessCache;

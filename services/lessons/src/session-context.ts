@@ -59,8 +59,11 @@ export async function loadSession(
   opts: { fresh: boolean } = { fresh: true },
 ): Promise<Reply<SessionContext>> {
   if (!principal) throw new Failure(401, 'no principal');
-  const session = await deps.sessions.find(sessionId);
-  return checkSession(deps, principal, sessionId, session, opts, (course) => deps.releases.active(course));
+  // The session and its course's active_releases row in one statement.
+  const found = await deps.sessions.findWithActive(sessionId);
+  return checkSession(deps, principal, sessionId, found?.session, opts, (course) =>
+    deps.releases.activeFrom(course, found?.activeRelease ?? null),
+  );
 }
 
 /**

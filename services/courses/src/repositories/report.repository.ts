@@ -90,30 +90,26 @@ export class ReportRepository {
    * so two concurrent start_lesson calls cannot both take the same report), oldest first.
    */
   async takeClosed(user: string, course: string): Promise<ReportRow[]> {
+    // One statement (its own transaction when run outside one): the reports taken are locked,
+    // skipping any another taker holds, and marked delivered.
     const rows = await this.db
-      .selectFrom('reports')
-      .select(COLUMNS)
-      .where('user_id', '=', user)
-      .where('course', '=', course)
-      .where('delivered_at', 'is', null)
-      .where('status', 'in', CLOSED_STATUSES)
-      .orderBy('resolved_at')
-      .orderBy('id')
-      .forUpdate()
-      .skipLocked()
-      .execute();
-    if (!rows.length) return rows;
-    const at = new Date().toISOString();
-    await this.db
       .updateTable('reports')
-      .set({ delivered_at: at })
-      .where(
-        'id',
-        'in',
-        rows.map((r) => r.id),
+      .set({ delivered_at: new Date().toISOString() })
+      .where('id', 'in', (qb) =>
+        qb
+          .selectFrom('reports')
+          .select('id')
+          .where('user_id', '=', user)
+          .where('course', '=', course)
+          .where('delivered_at', 'is', null)
+          .where('status', 'in', CLOSED_STATUSES)
+          .forUpdate()
+          .skipLocked(),
       )
+      .returning(COLUMNS)
       .execute();
-    return rows.map((r) => ({ ...r, delivered_at: at }));
+    const key = (r: ReportRow) => r.resolved_at ?? '\uffff';
+    return rows.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.id - b.id));
   }
 
   /**

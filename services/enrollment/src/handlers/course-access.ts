@@ -5,7 +5,6 @@ import { programsOf } from '../domain/programs.ts';
 import { resolveSpace } from '../domain/space.ts';
 import type { Identities } from '../identities.ts';
 import type { EnrollmentRepository } from '../repositories/enrollment.repository.ts';
-import type { ProgramRepository } from '../repositories/program.repository.ts';
 
 const iso = (t: string | Date | null) => (t === null ? null : new Date(t).toISOString());
 
@@ -14,18 +13,12 @@ const iso = (t: string | Date | null) => (t === null ? null : new Date(t).toISOS
  * enrollment that counts there and the program lock, or the spec's access refusal. Reads the
  * identity through the cache that every change of organizations and spaces invalidates.
  */
-export function courseAccessHandler(deps: {
-  identities: Identities;
-  enrollments: EnrollmentRepository;
-  programs: ProgramRepository;
-}) {
+export function courseAccessHandler(deps: { identities: Identities; enrollments: EnrollmentRepository }) {
   return endpoint(courseAccess, async ({ user, course, space, course_space }) => {
     const me = await deps.identities.get(user);
     if (!me) throw new Failure(404, 'no such user');
-    const [enrollments, programs] = await Promise.all([
-      deps.enrollments.ofCourse(user, course),
-      deps.programs.programsFor(user, course),
-    ]);
+    // Enrollments and programs in one statement (every lesson tool asks this).
+    const { enrollments, programs } = await deps.enrollments.accessRows(user, course);
     const chosen = chooseCourseSpace({
       course,
       orgs: me.organizations,
@@ -36,7 +29,7 @@ export function courseAccessHandler(deps: {
     });
     if (!chosen.ok) return chosen;
     const { enrollment } = chosen.value;
-    const { lock } = programsOf(course, programs);
+    const { programs: views, lock } = programsOf(course, programs);
     return ok({
       space: chosen.value.space,
       organization: chosen.value.organization,
@@ -52,6 +45,7 @@ export function courseAccessHandler(deps: {
             title: lock.previous.title,
           }
         : null,
+      programs: views,
     });
   });
 }

@@ -110,29 +110,32 @@ export class EnrollmentRepository {
     return this.pool ? queryPrepared(this.pool, query) : query.execute();
   }
 
-  /** Every enrollment of the student in the course, in any space, with overdue by the database clock. */
-  async ofCourse(user: string, course: string): Promise<CourseEnrollment[]> {
-    return (
-      this.db
-        .selectFrom('enrollments')
-        .select([
-          'space',
-          'organization',
-          'self_enrolled',
-          'mandatory',
-          'deadline',
-          'enrolled_at',
-          sql<boolean>`(deadline is not null and deadline < now() and completed_at is null)`.as('overdue'),
-        ])
-        .where('user_id', '=', user)
-        .where('course', '=', course)
-        // A tester's enrollment counts while the grant stands or once the course is open (issue 24).
-        // (Parenthesised: a raw condition is not wrapped, and the `or` must not swallow the rest.)
-        .where(sql<boolean>`(not tester or exists (
-          select 1 from catalog c where c.course = enrollments.course
-            and (c.status = 'published' or ${user} = any(c.testers))))`)
-        .execute()
-    );
+  /**
+   * course_access's read in one statement: the student's enrollments in the course
+   * (with overdue by the database clock) and the programs that hold it (ProgramRepository.programsFor).
+   */
+  async accessRows(user: string, course: string): Promise<{ enrollments: CourseEnrollment[]; programs: ProgramRow[] }> {
+    const { rows } = await sql<{ enrollments: CourseEnrollment[]; programs: ProgramRow[] | null }>`select
+        (select coalesce(json_agg(json_build_object('space', space, 'organization', organization,
+            'self_enrolled', self_enrolled, 'mandatory', mandatory, 'deadline', deadline, 'enrolled_at', enrolled_at,
+            'overdue', (deadline is not null and deadline < now() and completed_at is null))), '[]')
+          from enrollments where user_id = ${user} and course = ${course}
+            -- A tester's enrollment counts while the grant stands or once the course is open (issue 24).
+            and (not tester or exists (
+              select 1 from catalog c where c.course = enrollments.course
+                and (c.status = 'published' or ${user} = any(c.testers))))) as enrollments,
+        ${programsJson(user, sql`${course}::text`)} as programs`.execute(this.db);
+    const row = rows[0];
+    // PostgreSQL's timestamp text inside json, as the type parser gives timestamps elsewhere.
+    const iso = (t: string | null) => (t === null ? null : new Date(t).toISOString());
+    return {
+      enrollments: (row?.enrollments ?? []).map((e) => ({
+        ...e,
+        deadline: iso(e.deadline),
+        enrolled_at: iso(e.enrolled_at) as string,
+      })),
+      programs: row?.programs ?? [],
+    };
   }
 
   /**

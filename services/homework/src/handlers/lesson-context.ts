@@ -1,7 +1,7 @@
 import { homeworkEmptyBlocks, homeworkLessonContext, lessonId, ok, parseLessonId } from '@studium/contracts';
 import { checkActsFor, endpoint } from '@studium/platform';
 import { type CourseGateway, findLesson } from '../courses.ts';
-import { isFilled, sectionState } from '../domain/document.ts';
+import { type DocumentState, isFilled, sectionState } from '../domain/document.ts';
 import { homeworkTask, isOverdue } from '../domain/homework.ts';
 import type { DocumentRepository } from '../repositories/document.repository.ts';
 import type { SubmissionRepository } from '../repositories/submission.repository.ts';
@@ -15,28 +15,27 @@ interface Deps {
 /** A lesson argument: its id (`<course>.<key>`) or its key. */
 const keyOf = (lesson: string) => parseLessonId(lesson)?.key ?? lesson;
 
-/** The sections of the lesson's document with whether each is filled in the space. */
-async function lessonSections(
-  deps: Deps,
-  a: { user: string; course: string; release: string; lesson: string; space: string },
-) {
+/** The lesson's sections of the release's document (no I/O: the release is kept). */
+async function sectionsOf(deps: Deps, a: { course: string; release: string; lesson: string }) {
   const release = await deps.gateway.release(a.course, a.release);
-  if ('ok' in release) return { release, sections: [] };
-  const document = release.content.document;
+  if ('ok' in release) return { release, document: null, sections: [] };
+  const document = release.content.document ?? null;
   const key = keyOf(a.lesson);
   const sections = document?.sections.filter((s) => s.lesson === key) ?? [];
-  if (!document || sections.length === 0) return { release, sections: [] };
-  const state = await deps.documents.get({ user: a.user, course: a.course, space: a.space, artifact: document.key });
-  return {
-    release,
-    sections: sections.map((s) => ({
-      artifact: document.key,
-      key: s.key,
-      title: s.title,
-      description: s.description,
-      filled: isFilled(s, sectionState(state, s.key)),
-    })),
-  };
+  return { release, document: sections.length ? document : null, sections };
+}
+
+type Section = Awaited<ReturnType<typeof sectionsOf>>['sections'][number];
+
+/** Each section with whether it is filled in the document's content. */
+function withFill(artifact: string, sections: Section[], state: DocumentState) {
+  return sections.map((s) => ({
+    artifact,
+    key: s.key,
+    title: s.title,
+    description: s.description,
+    filled: isFilled(s, sectionState(state, s.key)),
+  }));
 }
 
 /** homework.lesson_context (start_lesson → homework): the lesson's document sections and the previous lesson's homework. */
@@ -46,15 +45,24 @@ export function lessonContextHandler(deps: Deps) {
     async (args, ctx) => {
       // lessons passes on the student of its start_lesson.
       checkActsFor(ctx, args.user);
-      const { release, sections } = await lessonSections(deps, args);
+      const { release, document, sections } = await sectionsOf(deps, args);
       if ('ok' in release) return release;
       let previous = null;
       const prevLesson = args.previous_lesson ? findLesson(release.content, keyOf(args.previous_lesson)) : undefined;
       const task = prevLesson ? homeworkTask(prevLesson) : null;
-      const id = prevLesson ? lessonId(args.course, prevLesson.key) : null;
+      const id = prevLesson && task ? lessonId(args.course, prevLesson.key) : null;
+      // The document and the previous lesson's submission in one statement.
+      const found = await deps.submissions.lessonContext({
+        user: args.user,
+        course: args.course,
+        space: args.space,
+        artifact: document?.key ?? null,
+        previousLesson: id,
+      });
+      const blocks = document ? withFill(document.key, sections, found.content) : [];
       // No submission row: the student never passed that lesson in this space, so nothing was
       // assigned (my_homework has no such item either) — null, not a made-up «Assigned».
-      const row = id && task ? await deps.submissions.find(args.user, id, args.space) : undefined;
+      const row = found.previous;
       if (prevLesson && task && id && row) {
         const status = row.status;
         previous = {
@@ -68,7 +76,7 @@ export function lessonContextHandler(deps: Deps) {
           last_comment: row.last_comment ?? null,
         };
       }
-      return ok({ artifact_blocks: sections, previous_homework: previous });
+      return ok({ artifact_blocks: blocks, previous_homework: previous });
     },
     { forwarded: true },
   );
@@ -79,15 +87,19 @@ export function emptyBlocksHandler(deps: Deps) {
   return endpoint(
     homeworkEmptyBlocks,
     async (args, ctx) => {
+      // lessons passes on the student of its complete_lesson or submit_answer.
       checkActsFor(ctx, args.user);
-      const { release, sections } = await lessonSections(deps, args);
+      const { release, document, sections: all } = await sectionsOf(deps, args);
       if ('ok' in release) return release;
+      const state = document
+        ? await deps.documents.get({ user: args.user, course: args.course, space: args.space, artifact: document.key })
+        : null;
+      const sections = document && state ? withFill(document.key, all, state) : [];
       return ok({
         empty_blocks: sections
           .filter((s) => !s.filled)
           .map((s) => ({ artifact: s.artifact, key: s.key, title: s.title })),
       });
-      // lessons passes on the student of its complete_lesson or submit_answer.
     },
     { forwarded: true },
   );

@@ -1,5 +1,5 @@
-import { ok, update_artifact } from '@studium/contracts';
-import { type Bus, emitEvent, endpoint, type Logger } from '@studium/platform';
+import { type EventPayload, events, ok, update_artifact } from '@studium/contracts';
+import { type Bus, endpoint, eventEnvelope, type Logger } from '@studium/platform';
 import type { Kysely } from 'kysely';
 import { type CourseGateway, caller } from '../courses.ts';
 import type { HomeworkDb } from '../db.ts';
@@ -55,9 +55,8 @@ export function updateArtifactHandler(deps: {
       if (bytes > DOCUMENT_BYTES_LIMIT) {
         return artifactTooManyRows(section.key, { bytes, limitBytes: DOCUMENT_BYTES_LIMIT });
       }
-      await documents.save(key, next);
       const fill = documentFill(document.sections, next);
-      await emitEvent(trx, 'homework.document_updated', {
+      const changed: EventPayload<'homework.document_updated'> = {
         user: who.user,
         course: args.course,
         space: access.space,
@@ -66,7 +65,10 @@ export function updateArtifactHandler(deps: {
         title: document.title,
         ...fill,
         at: new Date().toISOString(),
-      });
+      };
+      // The content and its event in one statement.
+      const subject = events['homework.document_updated'].subject;
+      await documents.saveWithEvent(key, next, { subject, envelope: eventEnvelope(subject, changed) });
       return ok({
         space: access.space,
         artifact: document.key,

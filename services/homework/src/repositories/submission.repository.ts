@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Kysely, type Selectable, sql, type Updateable } from 'kysely';
 import type { HomeworkDb } from '../db.ts';
+import type { DocumentState } from '../domain/document.ts';
 import type { HomeworkStatus } from '../domain/homework.ts';
 
 /** A submission row. */
@@ -60,6 +61,40 @@ export class SubmissionRepository {
       .executeTakeFirst();
   }
 
+  /**
+   * homework.lesson_context's read in one statement: the content of the student's document in the
+   * space (empty when none or no artifact asked) and the previous lesson's submission there.
+   */
+  async lessonContext(q: {
+    user: string;
+    course: string;
+    space: string;
+    artifact: string | null;
+    previousLesson: string | null;
+  }): Promise<{
+    content: DocumentState;
+    previous: Pick<SubmissionRow, 'status' | 'due_at' | 'version' | 'last_comment'> | null;
+  }> {
+    if (q.artifact === null && q.previousLesson === null) return { content: { sections: {} }, previous: null };
+    const { rows } = await sql<{
+      content: DocumentState | null;
+      previous: Pick<SubmissionRow, 'status' | 'due_at' | 'version' | 'last_comment'> | null;
+    }>`select
+        (select d.content from documents d where d.user_id = ${q.user} and d.course = ${q.course}
+          and d.space = ${q.space} and d.artifact = ${q.artifact}) as content,
+        (select json_build_object('status', s.status, 'due_at', s.due_at, 'version', s.version,
+            'last_comment', s.last_comment)
+          from submissions s where s.user_id = ${q.user} and s.lesson = ${q.previousLesson} and s.space = ${q.space})
+          as previous`.execute(this.db);
+    const row = rows[0];
+    const previous = row?.previous ?? null;
+    return {
+      content: row?.content ?? { sections: {} },
+      // PostgreSQL's timestamp text inside json, as the type parser gives timestamps elsewhere.
+      previous: previous && { ...previous, due_at: previous.due_at && new Date(previous.due_at).toISOString() },
+    };
+  }
+
   async findById(id: string): Promise<SubmissionRow | undefined> {
     return this.db.selectFrom('submissions').select(COLUMNS).where('id', '=', id).executeTakeFirst();
   }
@@ -86,8 +121,10 @@ export class SubmissionRepository {
         status,
       })
       .onConflict((oc) => oc.doNothing())
-      .returning('id')
+      .returning(COLUMNS)
       .executeTakeFirst();
+    // A row this transaction just inserted is its own until commit: no second statement to lock it.
+    if (inserted) return { row: inserted, created: true };
     let q = this.db
       .selectFrom('submissions')
       .select(COLUMNS)
@@ -96,7 +133,7 @@ export class SubmissionRepository {
       .where('space', '=', p.space)
       .forUpdate();
     if (!wait) q = q.noWait();
-    return { row: await q.executeTakeFirstOrThrow(), created: inserted !== undefined };
+    return { row: await q.executeTakeFirstOrThrow(), created: false };
   }
 
   /** Locks a submission by id for a curator's change (waits for a running write). */

@@ -51,12 +51,11 @@ export function rememberHandler(db: Kysely<KnowledgeDb>, bus: Bus, noteLimit: nu
     }
     return db.transaction().execute(async (trx) => {
       const repo = new StudentNoteRepository(trx);
-      await repo.lockSet(who.user, course);
       const exempt = kind === 'fact' ? PROFILE_KEYS : [];
-      const isNew = !(await repo.exists(who.user, course, key));
-      if (isNew && !(exempt as readonly string[]).includes(key)) {
-        const used = await repo.countKeys(who.user, course, exempt);
-        if (used >= noteLimit) return noteLimitReached(noteLimit);
+      // The set's lock, whether the key exists and the keys counted: one statement.
+      const { exists, used } = await repo.lockAndCount(who.user, course, key, exempt);
+      if (!exists && !(exempt as readonly string[]).includes(key) && used >= noteLimit) {
+        return noteLimitReached(noteLimit);
       }
       await repo.upsert(who.user, { key, kind: kind as 'fact', course, text, course_title: courseTitle });
       return ok({ key, kind, ...(objectives ? { objectives } : {}) } as { key: string; kind: string });
@@ -103,6 +102,7 @@ export function lessonHistoryHandler(db: Kysely<KnowledgeDb>) {
   return endpoint(
     lessonHistory,
     async (args, ctx) => {
+      // lessons passes on the student of its start_lesson.
       checkActsFor(ctx, args.user);
       const repo = new StudentNoteRepository(db);
       const frame = new Set(args.keys);
@@ -112,10 +112,17 @@ export function lessonHistoryHandler(db: Kysely<KnowledgeDb>) {
         course: n.course || null,
         frame: frame.has(n.key),
       });
-      const facts = orderByKeys(await repo.facts(args.user), args.keys).map(tag);
-      const course = orderByKeys(await repo.ofCourse(args.user, args.course), args.keys).map(tag);
+      // Facts (course '') and the course's notes in one statement.
+      const both = await repo.ofCourse(args.user, args.course, true);
+      const facts = orderByKeys(
+        both.filter((n) => n.course === ''),
+        args.keys,
+      ).map(tag);
+      const course = orderByKeys(
+        both.filter((n) => n.course !== ''),
+        args.keys,
+      ).map(tag);
       return ok({ notes: [...facts, ...course] });
-      // lessons passes on the student of its start_lesson.
     },
     { forwarded: true },
   );

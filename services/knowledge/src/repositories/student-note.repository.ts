@@ -23,26 +23,41 @@ export class StudentNoteRepository {
     await sql`select pg_advisory_xact_lock(hashtext(${`student_notes:${user}:${course}`}))`.execute(this.db);
   }
 
-  async exists(user: string, course: string, key: string): Promise<boolean> {
+  /**
+   * {@link lockSet}, then whether the key exists in the set and how many of the set's keys count
+   * against the limit (every key but `exempt`), in one statement. The lock stays a
+   * statement of its own: a statement's snapshot is taken before it runs, so reads in the lock's
+   * own statement could miss a note committed while it waited.
+   */
+  async lockAndCount(
+    user: string,
+    course: string,
+    key: string,
+    exempt: readonly string[],
+  ): Promise<{ exists: boolean; used: number }> {
+    await this.lockSet(user, course);
     const row = await this.db
-      .selectFrom('student_notes')
-      .select('key')
-      .where('user_id', '=', user)
-      .where('course', '=', course)
-      .where('key', '=', key)
-      .executeTakeFirst();
-    return row !== undefined;
-  }
-
-  /** Keys of a set that count against the limit (every key but `exempt`). */
-  async countKeys(user: string, course: string, exempt: readonly string[]): Promise<number> {
-    let q = this.db
-      .selectFrom('student_notes')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('user_id', '=', user)
-      .where('course', '=', course);
-    if (exempt.length) q = q.where('key', 'not in', exempt);
-    return Number((await q.executeTakeFirstOrThrow()).n);
+      .selectNoFrom((eb) => [
+        eb
+          .exists(
+            eb
+              .selectFrom('student_notes')
+              .select('key')
+              .where('user_id', '=', user)
+              .where('course', '=', course)
+              .where('key', '=', key),
+          )
+          .as('exists'),
+        eb
+          .selectFrom('student_notes')
+          .select((e) => e.fn.countAll<number>().as('n'))
+          .where('user_id', '=', user)
+          .where('course', '=', course)
+          .$if(exempt.length > 0, (q) => q.where('key', 'not in', exempt))
+          .as('used'),
+      ])
+      .executeTakeFirstOrThrow();
+    return { exists: Boolean(row.exists), used: Number(row.used) };
   }
 
   /** Writes a note; an existing key of the set is replaced, keeping its creation time. */
@@ -86,13 +101,13 @@ export class StudentNoteRepository {
       .execute();
   }
 
-  /** The user's notes of one course, oldest first. */
-  async ofCourse(user: string, course: string): Promise<StudentNoteRow[]> {
+  /** The user's notes of one course (`withFacts`: and the facts, course ''), oldest first. */
+  async ofCourse(user: string, course: string, withFacts = false): Promise<StudentNoteRow[]> {
     return this.db
       .selectFrom('student_notes')
       .select(COLUMNS)
       .where('user_id', '=', user)
-      .where('course', '=', course)
+      .where('course', 'in', withFacts ? [course, ''] : [course])
       .orderBy('created_at')
       .orderBy('key')
       .execute();

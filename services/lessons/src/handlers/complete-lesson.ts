@@ -19,23 +19,8 @@ export function completeLessonHandler(deps: LessonsDeps) {
     const { session, access, active, placed } = loaded.data;
     if (!placed) return refusals.lessonNotInRelease(session.course, session.lesson_key, active.release);
     const lesson = placed.lesson;
-    const reply = await writeRun<Out>(deps, session.run_id, session, async (trx, run, fresh) => {
-      const open = openGoals(lesson, await deps.runs.marks(run.id, trx));
-      if (open.length) return refusals.goalsOpen(open);
-      if (quizRequired(lesson)) return refusals.quizRequired();
-      const at = new Date().toISOString();
-      const passed = await passRun(trx, deps, { run, session: fresh ?? session, access, active, via: 'complete', at });
-      await deps.sessions.setStatus(trx, session.id, 'closed');
-      return ok({
-        lesson: lessonId(session.course, session.lesson_key),
-        status: 'closed',
-        next_lesson: nextLessonRef(active, passed),
-        empty_blocks: [],
-        ...(session.channel === 'agent' ? { teaching_rules: CLOSING_RULES } : {}),
-      });
-    });
-    if (!reply.ok) return reply;
-    reply.data.empty_blocks = await fetchEmptyBlocks(
+    // The document's empty sections do not change with the pass: asked while the write runs.
+    const emptyBlocks = fetchEmptyBlocks(
       deps.bus,
       deps.log,
       deps.config.CONTEXT_TIMEOUT_MS,
@@ -48,6 +33,32 @@ export function completeLessonHandler(deps: LessonsDeps) {
       },
       principal,
     );
+    const reply = await writeRun<Out>(deps, session.run_id, session, async (trx, run, fresh, seen) => {
+      if (!seen) throw new Error('a session write without its session');
+      const open = openGoals(lesson, seen.marks);
+      if (open.length) return refusals.goalsOpen(open);
+      if (quizRequired(lesson)) return refusals.quizRequired();
+      const at = new Date().toISOString();
+      const passed = await passRun(trx, deps, {
+        run,
+        session: fresh ?? session,
+        access,
+        active,
+        via: 'complete',
+        at,
+        passed: seen.passed,
+        close: session.id,
+      });
+      return ok({
+        lesson: lessonId(session.course, session.lesson_key),
+        status: 'closed',
+        next_lesson: nextLessonRef(active, passed),
+        empty_blocks: [],
+        ...(session.channel === 'agent' ? { teaching_rules: CLOSING_RULES } : {}),
+      });
+    });
+    if (!reply.ok) return reply;
+    reply.data.empty_blocks = await emptyBlocks;
     return reply;
   });
 }

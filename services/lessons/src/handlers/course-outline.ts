@@ -1,9 +1,10 @@
-import { course_outline, lessonId, list_my_courses, type OutputOf, ok, type Principal } from '@studium/contracts';
-import { type Bus, endpoint, Failure } from '@studium/platform';
+import { course_outline, lessonId, type OutputOf, ok } from '@studium/contracts';
+import { endpoint, Failure } from '@studium/platform';
 import type { LessonsDeps } from '../deps.ts';
 import { type Mark, objectiveStatus } from '../domain/lesson-progress.ts';
 import { nextOpenLesson } from '../domain/opening.ts';
 import { refusals } from '../refusals.ts';
+import { passedIn } from '../repositories/course-state.ts';
 import { checkAccess } from '../session-context.ts';
 import { homeworkTask } from './start-view.ts';
 
@@ -17,20 +18,18 @@ export function courseOutlineHandler(deps: LessonsDeps) {
   return endpoint(course_outline, async ({ course }, { principal }) => {
     if (!principal) throw new Failure(401, 'no principal');
     const user = principal.user;
-    const courseSpace = await deps.sessions.spaceOfCourse(user, course);
-    const [access, active, programs] = await Promise.all([
-      checkAccess(deps, user, course, null, courseSpace),
-      deps.releases.active(course),
-      programsOf(deps.bus, principal, course, deps.config.CONTEXT_TIMEOUT_MS),
+    // One statement for the student's state in the course; the programs come with the access check.
+    const state = await deps.courseStates.of(user, course);
+    const [access, active] = await Promise.all([
+      checkAccess(deps, user, course, null, state.courseSpace),
+      deps.releases.activeFrom(course, state.activeRelease),
     ]);
     if (!access.ok) return access;
     if (!active.ok) return refusals.courseNotReleased(course);
     const release = active.data;
-    const runs = await deps.runs.liveInCourse(user, course);
-    const marks = await deps.runs.marksOf(runs.map((r) => r.id));
+    const { runs, marks, last } = state;
     const byKey = new Map(runs.map((r) => [r.lesson_key, r]));
-    const passed = new Set(runs.filter((r) => r.status === 'passed').map((r) => r.lesson_key));
-    const last = await deps.sessions.latestOfUser(user);
+    const passed = passedIn(state);
     const current =
       last?.course === course && !passed.has(last.lesson_key) && release.lessons.has(last.lesson_key)
         ? last.lesson_key
@@ -67,20 +66,10 @@ export function courseOutlineHandler(deps: LessonsDeps) {
       course,
       title: release.content.course.title,
       chapters,
-      programs: programs?.programs ?? [],
-      locked_by: programs?.locked_by ?? null,
+      programs: access.data.programs ?? [],
+      locked_by: access.data.program_previous
+        ? { course: access.data.program_previous.course, title: access.data.program_previous.title }
+        : null,
     });
   });
-}
-
-/** The course's programs as enrollment shows them in the student's course list; null when it does not answer. */
-async function programsOf(bus: Bus, principal: Principal, course: string, timeoutMs: number) {
-  try {
-    const reply = await bus.request(list_my_courses, principal, {}, { timeoutMs });
-    if (!reply.ok) return null;
-    const mine = reply.data.courses.find((c) => c.course === course);
-    return mine ? { programs: mine.programs, locked_by: mine.locked_by ?? null } : null;
-  } catch {
-    return null;
-  }
 }

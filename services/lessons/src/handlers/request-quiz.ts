@@ -32,8 +32,9 @@ export function requestQuizHandler(deps: LessonsDeps) {
     const quiz = lesson.quiz;
     if (!quiz?.questions.length) return refusals.quizNotConfigured();
 
-    return writeRun(deps, session.run_id, session, async (trx, run) => {
-      const open = openGoals(lesson, await deps.runs.marks(run.id, trx));
+    return writeRun(deps, session.run_id, session, async (trx, run, _fresh, seen) => {
+      if (!seen) throw new Error('a session write without its session');
+      const open = openGoals(lesson, seen.marks);
       if (open.length) return refusals.goalsOpen(open);
       const attempts = await deps.attempts.ofRun(run.id, trx);
       const current = attempts.find((a) => a.status === 'open');
@@ -84,7 +85,6 @@ export function requestQuizHandler(deps: LessonsDeps) {
         questions: quiz.questions,
         threshold: quiz.pass_threshold,
       });
-      await deps.sessions.touch(trx, session.id);
       return ok({
         attempt: created.id,
         question: publicQuestion(created.questions, 0) as NonNullable<ReturnType<typeof publicQuestion>>,

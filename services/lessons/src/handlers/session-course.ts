@@ -12,16 +12,19 @@ export function sessionCourseHandler(deps: LessonsDeps) {
   return endpoint(
     sessionCourse,
     async ({ session: id, user }, ctx) => {
+      // knowledge passes on the student of its remember.
       checkActsFor(ctx, user);
-      const session = await deps.sessions.find(id);
-      if (!session || session.user_id !== user) return ok({ found: false as const });
-      const active = await deps.releases.active(session.course);
+      // The session with its run's marks and its course's active release row: one statement.
+      const found = await deps.sessions.findWithRun(id);
+      const session = found?.session;
+      if (!found || !session || session.user_id !== user) return ok({ found: false as const });
+      const active = await deps.releases.activeFrom(session.course, found.activeRelease);
       const title = active.ok ? active.data.content.course.title : session.course;
       const open = session.status === 'open';
       const placed = active.ok ? active.data.lessons.get(session.lesson_key) : undefined;
       const objectives =
         open && placed
-          ? lessonMap(placed.lesson, await deps.runs.marks(session.run_id)).map((o) => ({
+          ? lessonMap(placed.lesson, found.marks).map((o) => ({
               key: o.key,
               title: o.text,
               status: o.status,
@@ -34,7 +37,6 @@ export function sessionCourseHandler(deps: LessonsDeps) {
         open,
         ...(objectives ? { objectives } : {}),
       });
-      // knowledge passes on the student of its remember.
     },
     { forwarded: true },
   );

@@ -3,6 +3,7 @@ import { endpoint } from '@studium/platform';
 import type { LessonsDeps } from '../deps.ts';
 import { lessonMap } from '../domain/lesson-progress.ts';
 import { RETURN_AFTER_MS } from '../domain/opening.ts';
+import { marksFrom } from '../repositories/session.repository.ts';
 
 const NONE = { session: null, lesson: null, objectives: [] };
 
@@ -18,10 +19,10 @@ export function sessionProgressHandler(deps: LessonsDeps) {
     const since = new Date(Date.now() - RETURN_AFTER_MS);
     const session = await deps.sessions.openInSpace(user, course, space, since);
     if (!session) return ok(NONE);
-    const active = await deps.releases.active(course);
+    const active = await deps.releases.activeFrom(course, session.active_release);
     const placed = active.ok ? active.data.lessons.get(session.lesson_key) : undefined;
     if (!placed) return ok(NONE);
-    const objectives = lessonMap(placed.lesson, await deps.runs.marks(session.run_id)).map((o) => ({
+    const objectives = lessonMap(placed.lesson, marksFrom(session.marks)).map((o) => ({
       key: o.key,
       title: o.text,
       status: o.status,

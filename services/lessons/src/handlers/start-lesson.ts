@@ -1,4 +1,5 @@
 import {
+  events,
   lessonId,
   lessonsTeachingRules,
   type OutputOf,
@@ -9,7 +10,7 @@ import {
   start_lesson,
   startLessonChannel,
 } from '@studium/contracts';
-import { emitEvent, endpoint, Failure } from '@studium/platform';
+import { endpoint, eventEnvelope, Failure } from '@studium/platform';
 import type { LessonsDeps } from '../deps.ts';
 import { lessonMap, nextStep } from '../domain/lesson-progress.ts';
 import { chooseOpening, nextOpenLesson, RETURN_AFTER_MS } from '../domain/opening.ts';
@@ -18,9 +19,10 @@ import { signals } from '../domain/signals.ts';
 import { CLOSING_RULES, QUIZ_RULES, START_RULES } from '../domain/teaching-rules.ts';
 import { fetchLessonContext } from '../lesson-context.ts';
 import { refusals } from '../refusals.ts';
+import { passedIn, runState } from '../repositories/course-state.ts';
 import { checkAccess } from '../session-context.ts';
 import { writeRun } from '../write.ts';
-import { chooseTarget, passedLessons, unpassableLessons } from './lesson-choice.ts';
+import { chooseTarget, skippedLessons } from './lesson-choice.ts';
 import { pastLessons, startView } from './start-view.ts';
 
 type Args = { lesson?: string; course?: string; frame?: boolean; space?: string };
@@ -54,21 +56,19 @@ async function startLesson(
   if (!target.ok) return target;
   const { course } = target.data;
 
-  const courseSpace = await deps.sessions.spaceOfCourse(user, course);
+  const { state } = target.data;
   const [access, active] = await Promise.all([
-    checkAccess(deps, user, course, args.space ?? null, courseSpace),
-    deps.releases.active(course),
+    checkAccess(deps, user, course, args.space ?? null, state.courseSpace),
+    deps.releases.activeFrom(course, state.activeRelease),
   ]);
   if (!access.ok) return access;
   if (access.data.program_previous) return refusals.programOrder(access.data.program_previous);
   if (!active.ok) return active.error.code === 'course_not_found' ? refusals.courseNotReleased(course) : active;
   const release = active.data;
 
-  const passed = await passedLessons(deps, user, course);
+  const passed = passedIn(state);
   // Lessons that cannot be passed any more (required quiz exhausted) are skipped like passed ones.
-  const key =
-    target.data.lessonKey ??
-    nextOpenLesson(release.order, new Set([...passed, ...(await unpassableLessons(deps, user, release))]));
+  const key = target.data.lessonKey ?? nextOpenLesson(release.order, skippedLessons(state, release));
   if (key === null) return refusals.nothingToStudy(target.data.mode === 'course' ? course : undefined);
   const placed = release.lessons.get(key);
   if (!placed) return refusals.lessonNotFound(lessonId(course, key));
@@ -98,21 +98,28 @@ async function startLesson(
     principal,
   );
   const lesson = placed.lesson;
-  await deps.runs.ensure(deps.db, { user, name: principal.full_name, course, lessonKey: key, title: lesson.title });
-  const runRow = await deps.runs.findLive(user, course, key);
-  if (!runRow) throw new Error('run missing right after ensure');
-  const [ctx, courseRuns] = await Promise.all([ctxPromise, deps.runs.liveInCourse(user, course)]);
-  const history = pastLessons(
-    release,
-    placed,
-    courseRuns,
-    await deps.runs.marksOf(courseRuns.filter((r) => r.id !== runRow.id).map((r) => r.id)),
-  );
+  // The run read with the state; created on the lesson's first start (a reset since then shows
+  // as run_archived under the lock below).
+  let runRow = state.runs.find((r) => r.lesson_key === key);
+  if (!runRow) {
+    runRow =
+      (await deps.runs.ensure(deps.db, {
+        user,
+        name: principal.full_name,
+        course,
+        lessonKey: key,
+        title: lesson.title,
+      })) ?? (await deps.runs.findLive(user, course, key));
+    if (!runRow) throw new Error('run missing right after ensure');
+  }
+  const runId = runRow.id;
+  const history = pastLessons(release, placed, state.runs, state.marks);
+  const ctx = await ctxPromise;
   const now = new Date();
 
-  return writeRun(deps, runRow.id, null, async (trx, run) => {
-    const sessions = await deps.sessions.ofRun(run.id, trx);
-    const marks = await deps.runs.marks(run.id, trx);
+  return writeRun(deps, runId, null, async (trx, run) => {
+    // One read under the lock: the run's sessions, marks and attempts, and the course's sessions.
+    const { sessions, marks, courseSessions, attempts } = await runState(trx, run.id, user, course);
     const anyMarked = [...marks.values()].some((m) => m.status !== 'open');
     const current = sessions.find((s) => s.status === 'open' && s.space === access.data.space && s.channel === channel);
     const stale = current ? now.getTime() - new Date(current.last_activity_at).getTime() > RETURN_AFTER_MS : false;
@@ -121,8 +128,10 @@ async function startLesson(
         .map((s) => s.last_activity_at)
         .sort()
         .at(-1) ?? null;
+    const kept = current && !stale ? current : null;
     const opening = chooseOpening({
-      courseSessionsBefore: await deps.sessions.anyInCourse(user, course, current && !stale ? current.id : null, trx),
+      // Sessions in the course on live runs besides the one continued (counted up to two).
+      courseSessionsBefore: courseSessions - (kept ? 1 : 0) > 0,
       lessonSessionsBefore: sessions.length > 0,
       runStatus: run.status,
       anyMarked,
@@ -130,43 +139,10 @@ async function startLesson(
       now,
     });
 
-    let session = current && !stale ? current : null;
-    if (!session) {
-      if (current) await deps.sessions.setStatus(trx, current.id, 'abandoned');
-      session = await deps.sessions.create(trx, {
-        run: run.id,
-        user,
-        course,
-        lessonKey: key,
-        space: access.data.space,
-        organization: access.data.organization,
-        channel,
-        release: release.release,
-        signals: [],
-      });
-      const event: SessionStarted = {
-        user,
-        course,
-        lesson: lessonId(course, key),
-        lesson_key: key,
-        session: session.id,
-        space: session.space,
-        organization: session.organization,
-        at: session.started_at,
-        release: release.release,
-        version: release.version,
-        channel,
-        opening,
-        abandoned: current ? current.id : null,
-        objectives: lesson.objectives.map((o) => ({ key: o.key, text: o.text })),
-      };
-      await emitEvent(trx, 'lessons.session_started', event);
-    }
-
     const map = lessonMap(lesson, marks);
     const blocks = ctx.artifactBlocks;
     const said = signals({
-      emptySessionsBefore: anyMarked ? 0 : sessions.filter((s) => s.id !== session.id).length,
+      emptySessionsBefore: anyMarked ? 0 : sessions.filter((s) => s.id !== kept?.id).length,
       objectivesTotal: map.length,
       objectivesCovered: map.filter((o) => o.status === 'covered').length,
       documentUntouched: blocks?.length ? blocks.every((b) => !b.filled) : null,
@@ -174,13 +150,57 @@ async function startLesson(
       deadline: access.data.deadline,
       lessonsLeft: release.order.filter((k) => !passed.has(k)).length,
       now,
-      said: session.signals,
+      said: kept?.signals ?? [],
     });
-    await deps.sessions.touch(trx, session.id, [...session.signals, ...said.map((s) => s.kind)]);
+    const saidKinds = [...(kept?.signals ?? []), ...said.map((s) => s.kind)];
+
+    let session = kept;
+    if (session) {
+      await deps.sessions.touch(trx, session.id, saidKinds);
+    } else {
+      if (current) await deps.sessions.setStatus(trx, current.id, 'abandoned');
+      // A new session is created with the signals said in this reply and its event, one statement.
+      const subject = events['lessons.session_started'].subject;
+      session = await deps.sessions.createWithEvent(
+        trx,
+        {
+          run: run.id,
+          user,
+          course,
+          lessonKey: key,
+          space: access.data.space,
+          organization: access.data.organization,
+          channel,
+          release: release.release,
+          signals: saidKinds,
+        },
+        subject,
+        (id) => {
+          const event: SessionStarted = {
+            user,
+            course,
+            lesson: lessonId(course, key),
+            lesson_key: key,
+            session: id,
+            space: access.data.space,
+            organization: access.data.organization,
+            // Set by the statement to the session's start.
+            at: '',
+            release: release.release,
+            version: release.version,
+            channel,
+            opening,
+            abandoned: current ? current.id : null,
+            objectives: lesson.objectives.map((o) => ({ key: o.key, text: o.text })),
+          };
+          return eventEnvelope(subject, event);
+        },
+      );
+    }
+
     if (run.lesson_title !== lesson.title || run.user_name !== principal.full_name) {
       await deps.runs.update(trx, run.id, { lesson_title: lesson.title, user_name: principal.full_name });
     }
-    const attempts = await deps.attempts.ofRun(run.id, trx);
     const finished = attempts.filter((a) => a.status === 'finished').length;
     const standing = run.status === 'passed' ? null : quizStanding(lesson.quiz, attempts, now);
 

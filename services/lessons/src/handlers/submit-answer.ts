@@ -16,6 +16,7 @@ import { CLOSING_RULES, QUESTION_NEXT, QUIZ_EXHAUSTED_NEXT } from '../domain/tea
 import { fetchEmptyBlocks } from '../lesson-context.ts';
 import { cancelAttempt, nextLessonRef, passRun } from '../lesson-pass.ts';
 import { refusals } from '../refusals.ts';
+import { answerContext, answerState, writeAnswer } from '../repositories/answer-state.ts';
 import { sessionAccess } from '../session-context.ts';
 import { eventBase, Keep, writeRun } from '../write.ts';
 
@@ -35,14 +36,16 @@ export function submitAnswerHandler(deps: LessonsDeps) {
     if (!principal) throw new Failure(401, 'no principal');
     const words = (args.student_words ?? '').trim();
     if (!words) return refusals.studentWordsRequired();
-    const attempt = await deps.attempts.find(args.attempt);
+    // The attempt, its session and the active release row in one statement.
+    const found = await answerContext(deps.db, args.attempt);
+    const attempt = found?.attempt;
     // An unknown attempt is refused like another student's (docs/decisions.md).
-    if (!attempt || attempt.user_id !== principal.user) return refusals.notYourAttempt(args.attempt);
-    const session = await deps.sessions.find(attempt.session_id);
+    if (!found || !attempt || attempt.user_id !== principal.user) return refusals.notYourAttempt(args.attempt);
+    const session = found.session;
     if (!session) throw new Error(`attempt ${attempt.id} without its session`);
     const [access, active] = await Promise.all([
       sessionAccess(deps, principal.user, session),
-      deps.releases.active(attempt.course),
+      deps.releases.activeFrom(attempt.course, found.activeRelease),
     ]);
     if (!access.ok) return access;
     if (!active.ok) return refusals.courseNotReleased(attempt.course);
@@ -50,8 +53,10 @@ export function submitAnswerHandler(deps: LessonsDeps) {
 
     let closing: { passed: Set<string> } | null = null;
     const reply = await writeRun<Out>(deps, attempt.run_id, null, async (trx, run) => {
-      const a = await deps.attempts.find(attempt.id, trx);
-      if (!a) throw new Error('attempt vanished');
+      // One read under the lock: the attempt, the active release row, the answers, marks and passed lessons.
+      const seen = await answerState(trx, attempt.id);
+      if (!seen) throw new Error('attempt vanished');
+      const a = seen.attempt;
       if (a.status === 'cancelled') {
         await deps.attempts.markReported(trx, a.id);
         return new Keep(refusals.attemptCancelled(a.id, a.session_id, a.cancel_reason ?? 'attempt_outdated'));
@@ -59,9 +64,8 @@ export function submitAnswerHandler(deps: LessonsDeps) {
       if (a.status === 'finished') return refusals.attemptFinished(a.id);
       // The active release as of this transaction: a publication may have moved the attempt meanwhile.
       let current = release;
-      const row = await deps.releaseRows.find(a.course, trx);
-      if (row && row.release !== release.release) {
-        const fresh = await deps.releases.get(a.course, row.release);
+      if (seen.activeRelease !== null && seen.activeRelease !== release.release) {
+        const fresh = await deps.releases.get(a.course, seen.activeRelease);
         if (fresh.ok) current = fresh.data;
       }
       const placed = current.lessons.get(a.lesson_key);
@@ -70,7 +74,7 @@ export function submitAnswerHandler(deps: LessonsDeps) {
         await cancelAttempt(trx, deps, a, reason, true);
         return new Keep(refusals.attemptCancelled(a.id, a.session_id, reason));
       }
-      const answers = await deps.attempts.answers(a.id, trx);
+      const answers = seen.answers;
       const question = a.questions.find((q) => q.key === args.question);
       if (!question || answers.some((x) => x.question === args.question))
         return refusals.questionMismatch(args.question);
@@ -84,18 +88,18 @@ export function submitAnswerHandler(deps: LessonsDeps) {
       // closed, so an item reopened since request_quiz refuses it (goals_open, nothing written);
       // once it is closed again, the same answer finishes the attempt (docs/decisions.md).
       if (answers.length + 1 >= a.questions.length) {
-        const open = openGoals(placed.lesson, await deps.runs.marks(run.id, trx));
+        const open = openGoals(placed.lesson, seen.marks);
         if (open.length) return refusals.goalsOpen(open);
       }
       const correct = option === question.correct;
-      await deps.attempts.answer(trx, {
+      await writeAnswer(trx, {
         attempt: a.id,
+        session: a.session_id,
         question: question.key,
         answer: option,
         words: words.slice(0, WORDS_LIMIT),
         correct,
       });
-      await deps.sessions.touch(trx, a.session_id);
       const given = [
         ...answers.map((x) => ({ question: x.question, correct: x.correct })),
         { question: question.key, correct },
@@ -137,9 +141,9 @@ export function submitAnswerHandler(deps: LessonsDeps) {
           active: current,
           via: 'quiz',
           at: finishedAt,
+          passed: seen.passed,
+          close: session.id,
         });
-        const now = await deps.sessions.find(session.id, trx);
-        if (now?.status === 'open') await deps.sessions.setStatus(trx, session.id, 'closed');
         closing = { passed: passedKeys };
         return ok({
           verdict,

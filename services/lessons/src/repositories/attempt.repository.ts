@@ -5,7 +5,7 @@ import type { IssuedQuestion } from '../domain/quiz.ts';
 
 type Q = Kysely<LessonsDb>;
 
-const COLUMNS = [
+export const ATTEMPT_COLUMNS = [
   'id',
   'run_id',
   'session_id',
@@ -33,25 +33,30 @@ export class AttemptRepository {
   constructor(private readonly db: Q) {}
 
   find(id: string, q: Q = this.db) {
-    return q.selectFrom('quiz_attempts').select(COLUMNS).where('id', '=', id).executeTakeFirst();
+    return q.selectFrom('quiz_attempts').select(ATTEMPT_COLUMNS).where('id', '=', id).executeTakeFirst();
   }
 
   /** Attempts of a run, oldest first. */
   ofRun(runId: string, q: Q = this.db) {
-    return q.selectFrom('quiz_attempts').select(COLUMNS).where('run_id', '=', runId).orderBy('started_at').execute();
+    return q
+      .selectFrom('quiz_attempts')
+      .select(ATTEMPT_COLUMNS)
+      .where('run_id', '=', runId)
+      .orderBy('started_at')
+      .execute();
   }
 
   /** Attempts of many runs (goal_runs). */
   ofRuns(runIds: string[], q: Q = this.db) {
     if (!runIds.length) return Promise.resolve([]);
-    return q.selectFrom('quiz_attempts').select(COLUMNS).where('run_id', 'in', runIds).execute();
+    return q.selectFrom('quiz_attempts').select(ATTEMPT_COLUMNS).where('run_id', 'in', runIds).execute();
   }
 
   /** Open attempts of a course on another release than `release` (the publication's work), locked. */
   openOutdated(q: Q, course: string, release: string) {
     return q
       .selectFrom('quiz_attempts')
-      .select(COLUMNS)
+      .select(ATTEMPT_COLUMNS)
       .where('course', '=', course)
       .where('status', '=', 'open')
       .where('release', '!=', release)
@@ -59,6 +64,7 @@ export class AttemptRepository {
       .execute();
   }
 
+  /** Starts an attempt and records the session's activity. */
   async create(
     q: Q,
     v: {
@@ -73,7 +79,11 @@ export class AttemptRepository {
       threshold: number;
     },
   ) {
+    // The session's activity is recorded in the same statement (one round trip).
     return q
+      .with('touched', (db) =>
+        db.updateTable('sessions').set({ last_activity_at: sql<string>`now()` }).where('id', '=', v.session),
+      )
       .insertInto('quiz_attempts')
       .values({
         id: randomUUID(),
@@ -87,7 +97,7 @@ export class AttemptRepository {
         questions: JSON.stringify(v.questions),
         threshold: v.threshold,
       })
-      .returning(COLUMNS)
+      .returning(ATTEMPT_COLUMNS)
       .executeTakeFirstOrThrow();
   }
 

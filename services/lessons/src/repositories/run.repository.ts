@@ -196,9 +196,12 @@ export class RunRepository {
     return q.selectFrom('runs').select(RUN_COLUMNS).where('id', '=', id).executeTakeFirst();
   }
 
-  /** The live run of a lesson, created (not_started, accepted now) when there is none. */
+  /**
+   * The live run of a lesson, created (not_started, accepted now) when there is none; returns the
+   * run when this call created it (undefined: one existed).
+   */
   async ensure(q: Q, v: { user: string; name: string; course: string; lessonKey: string; title: string }) {
-    await q
+    return q
       .insertInto('runs')
       .values({
         id: randomUUID(),
@@ -209,7 +212,8 @@ export class RunRepository {
         lesson_title: v.title,
       })
       .onConflict((oc) => oc.columns(['user_id', 'course', 'lesson_key']).where('archived_at', 'is', null).doNothing())
-      .execute();
+      .returning(RUN_COLUMNS)
+      .executeTakeFirst();
   }
 
   /**
