@@ -67,7 +67,7 @@ describe('the tutor page', { timeout: 120_000 }, () => {
     );
     expect(await page.textContent('#topics-progress')).toBe('темы урока: 2 из 2');
     expect(await page.locator('.topic.covered').count()).toBe(2);
-    if (process.env.UPDATE_SCREENSHOTS) await page.screenshot({ path: SCREENSHOT });
+    if (process.env.STUDIUM_SCREENSHOTS === '1') await page.screenshot({ path: SCREENSHOT });
 
     // Each question answered by clicking the right option; the next appears in the next turn.
     for (let n = 0; n < 10; n++) {

@@ -46,7 +46,7 @@ describe('the chat page', { timeout: 90_000 }, () => {
     await page.waitForFunction(() =>
       (document.querySelector('.msg.assistant.live')?.textContent ?? '').includes('слово5'),
     );
-    if (process.env.UPDATE_SCREENSHOTS) await page.screenshot({ path: SCREENSHOT });
+    if (process.env.STUDIUM_SCREENSHOTS === '1') await page.screenshot({ path: SCREENSHOT });
 
     await page.click('#stop');
     await page.waitForSelector('.msg.assistant.failed .note');

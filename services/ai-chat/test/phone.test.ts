@@ -56,7 +56,7 @@ describe('the chat page at 390 px', { timeout: 90_000 }, () => {
     await onScreen('.msg.user');
     await onScreen('.msg.assistant');
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(WIDTH);
-    await page.screenshot({ path: SCREENSHOT });
+    if (process.env.STUDIUM_SCREENSHOTS === '1') await page.screenshot({ path: SCREENSHOT });
 
     // The drawer: opened from the top bar, it lists the thread; choosing one closes it.
     await page.click('#threads-toggle');

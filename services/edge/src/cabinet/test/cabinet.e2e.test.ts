@@ -14,6 +14,11 @@ let course: string;
 let unopened: string;
 const SHOTS = new URL('../../../../../docs/img/', import.meta.url).pathname;
 
+/** Writes docs/img/<file> when STUDIUM_SCREENSHOTS=1 (the docs' screenshots), else nothing. */
+async function shot(page: { screenshot(o: { path: string; fullPage: boolean }): Promise<unknown> }, file: string) {
+  if (process.env.STUDIUM_SCREENSHOTS === '1') await page.screenshot({ path: `${SHOTS}${file}`, fullPage: false });
+}
+
 beforeAll(async () => {
   s = await startCabinetStack('cabinet');
   ({ course, unopened } = s);
@@ -58,7 +63,7 @@ describe('notes: the cabinet and the curator’s agent', () => {
     await form.locator('textarea[name=text]').fill('Приведите пример термина из практики команды');
     await form.locator('button[type=submit]').click();
     await expect.poll(() => form.locator('.notice').textContent()).toContain('Пункт «Термин»');
-    await curator.screenshot({ path: `${SHOTS}cabinet-release-desktop.png`, fullPage: false });
+    await shot(curator, `cabinet-release-desktop.png`);
   });
 
   it('the agent reads it in course_notes and answers with reply_note: «Агент спрашивает»', async () => {
@@ -85,7 +90,7 @@ describe('notes: the cabinet and the curator’s agent', () => {
     const reopened = (await agentNotes()).find((n) => n.note === note);
     expect(reopened).toMatchObject({ status: 'open', waiting_on: 'agent' });
     expect(reopened?.replies.at(-1)?.text).toBe('Пример не про термин — возьмите закупку');
-    await curator.screenshot({ path: `${SHOTS}cabinet-notes-desktop.png`, fullPage: false });
+    await shot(curator, `cabinet-notes-desktop.png`);
 
     data(await s.curatorAgent.callTool('resolve_note', { note, comment: 'Пример про закупку, версия 3' }));
     await curator.reload();
@@ -112,7 +117,7 @@ describe('reports, passes and homework', () => {
     // Student text is shown as quoted text, never as HTML.
     expect(await card.locator('.student-text').textContent()).toContain(hostile);
     expect(await card.locator('.student-text img, .student-text b').count()).toBe(0);
-    await curator.screenshot({ path: `${SHOTS}cabinet-reports-desktop.png`, fullPage: false });
+    await shot(curator, `cabinet-reports-desktop.png`);
     await card.locator('select[name=status]').selectOption('fixed');
     await card.locator('textarea[name=resolution]').fill('Опечатку поправили в версии 2');
     await card.locator('button[type=submit]').click();
@@ -129,7 +134,7 @@ describe('reports, passes and homework', () => {
     await run.waitFor();
     expect(await run.locator('.student-text').first().textContent()).toContain('«<i>договорились</i>»');
     expect(await run.locator('.student-text i').count()).toBe(0);
-    await curator.screenshot({ path: `${SHOTS}cabinet-passes-desktop.png`, fullPage: false });
+    await shot(curator, `cabinet-passes-desktop.png`);
   });
 
   it('a homework returned in the cabinet shows its comment in my_homework', async () => {
@@ -151,7 +156,7 @@ describe('reports, passes and homework', () => {
     await curator.fill('textarea[name=comment]', 'Добавьте срок и ответственного');
     await curator.click('#return');
     await curator.locator('#submission-status[data-status="Returned"]').waitFor();
-    await curator.screenshot({ path: `${SHOTS}cabinet-homework-desktop.png`, fullPage: false });
+    await shot(curator, `cabinet-homework-desktop.png`);
     const mine = data(await s.student.callTool('my_homework', { lesson: lesson(), space: 'acme' }));
     expect((mine.items as Array<{ last_comment: string }>)[0].last_comment).toBe('Добавьте срок и ответственного');
   });
@@ -171,7 +176,7 @@ describe('testers of an unopened course', () => {
       await curator.fill('#grant input[name=login]', 'tess@hw');
       await curator.click('#grant button[type=submit]');
       await curator.locator('#testers [data-tester="tess@hw"]').waitFor();
-      await curator.screenshot({ path: `${SHOTS}cabinet-testers-desktop.png`, fullPage: false });
+      await shot(curator, `cabinet-testers-desktop.png`);
       await eventually(async () => data(await tess.callTool('enroll', { course: unopened })));
       const started = data(await tess.callTool('start_lesson', { course: unopened }));
       expect(started.session).toEqual(expect.any(String));
@@ -264,7 +269,7 @@ describe('phone width', () => {
       await phone.waitForLoadState('networkidle');
       const wide = await phone.evaluate(() => document.documentElement.scrollWidth);
       expect(wide, name).toBeLessThanOrEqual(392);
-      await phone.screenshot({ path: `${SHOTS}cabinet-${name}-phone.png`, fullPage: false });
+      await shot(phone, `cabinet-${name}-phone.png`);
     }
     await phone.context().close();
   });
