@@ -33,7 +33,7 @@ const MIX: Array<[string, number]> = [
 const CURATOR_SHARE = 0.02;
 
 await ensureServices();
-const { prefix, databaseUrl } = await benchPlace('mix');
+const { prefix, databaseUrl, env: placeEnv } = await benchPlace('mix');
 const nc = await natsConnect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
 const children: ChildProcess[] = [];
 const clients: Client[] = [];
@@ -42,14 +42,8 @@ try {
   await migrate(database.pool, 'enrollment', [PLATFORM_MIGRATIONS, MIGRATIONS]);
   const admin = new EnrollmentAdmin(database.db);
   await admin.upsertOrganization('acme', 'Акме');
-  const env = {
-    DATABASE_URL: databaseUrl,
-    SUBJECT_PREFIX: prefix,
-    LOG_LEVEL: 'info',
-    PORT: '0',
-    STUDIUM_ENV: 'development',
-  };
-  const limits = { RATE_LIMIT_PER_MINUTE: '100000000' };
+  // The place's environment: its own edge key pair, no rate limit (the bench is the load).
+  const env = placeEnv;
   for (const entry of ['services/enrollment/src/main.ts', 'services/courses/src/main.ts']) {
     children.push((await spawnTs(entry, env, /service started/)).child);
   }
@@ -68,11 +62,7 @@ try {
   const curatorToken = (await admin.issueToken('curator@bench')).token;
   await database.close();
 
-  const edge = await spawnTs(
-    'services/edge/src/main.ts',
-    { ...env, ...limits },
-    /Server listening at http:\/\/127\.0\.0\.1:(\d+)/,
-  );
+  const edge = await spawnTs('services/edge/src/main.ts', env, /Server listening at http:\/\/127\.0\.0\.1:(\d+)/);
   children.push(edge.child);
   const base = `http://127.0.0.1:${edge.match[1]}`;
   for (const token of tokens) clients.push(await connect(`${base}/mcp`, token));
