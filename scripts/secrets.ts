@@ -1,14 +1,23 @@
 // `npm run secrets -- env|k8s`: fresh secrets of a deployment — the edge's key pair for signed
-// principals and one NATS password per user — as a .env file for docker-compose or as k8s Secrets.
+// principals, one NATS password per user and the homework file-URL key — as a .env file for
+// docker-compose or as k8s Secrets.
+import { randomBytes } from 'node:crypto';
 import { generateEdgeKeys } from '@studium/platform';
 import { NATS_USERS, newNatsPassword, passwordVariable } from './nats-auth.ts';
 
 const keys = generateEdgeKeys();
 const nats = Object.fromEntries(NATS_USERS.map((u) => [passwordVariable(u), newNatsPassword()]));
+// The edge and homework sign download links with it and refuse to start without a strong one.
+const fileUrlSecret = randomBytes(32).toString('hex');
 const format = process.argv[2] ?? 'env';
 
 if (format === 'env') {
-  const lines = { EDGE_SIGNING_KEY: keys.privateKey, EDGE_PUBLIC_KEY: keys.publicKey, ...nats };
+  const lines = {
+    EDGE_SIGNING_KEY: keys.privateKey,
+    EDGE_PUBLIC_KEY: keys.publicKey,
+    FILE_URL_SECRET: fileUrlSecret,
+    ...nats,
+  };
   console.log(
     Object.entries(lines)
       .map(([k, v]) => `${k}=${v}`)
@@ -30,6 +39,7 @@ if (format === 'env') {
       secret('studium-edge-key', { EDGE_SIGNING_KEY: keys.privateKey }, 'Only the edge mounts this one.'),
       secret('studium-nats', nats, 'The NATS server and each service (its own key).'),
       `# Public: put it in the ConfigMap studium-config.\n# EDGE_PUBLIC_KEY: ${keys.publicKey}`,
+      `# Put it in the Secret studium-secrets (k8s/config.yaml), in place of the placeholder.\n# FILE_URL_SECRET: ${fileUrlSecret}`,
     ].join('\n---\n'),
   );
 } else {
