@@ -16,10 +16,11 @@ import { startReporting } from './support/reporting.ts';
 // The org_report view in the frame sizes a chat host gives it (640–900 px), hosted by the ext-apps
 // SDK's own AppBridge in headless Chromium, with the real edge behind tools/call: every column is
 // on screen, the view reports its size to the host and follows the host's theme, light or dark.
-// UPDATE_SCREENSHOTS=1 writes the 640 px dark screenshot into the docs.
-const SCREENSHOT = process.env.UPDATE_SCREENSHOTS
-  ? resolve(import.meta.dirname, '../../../docs/img/org-report-640-dark.png')
-  : join(tmpdir(), `org-report-640-${process.pid}.png`);
+// STUDIUM_SCREENSHOTS=1 writes the 640 px dark screenshot into the docs.
+const SCREENSHOT =
+  process.env.STUDIUM_SCREENSHOTS === '1'
+    ? resolve(import.meta.dirname, '../../../docs/img/org-report-640-dark.png')
+    : join(tmpdir(), `org-report-640-${process.pid}.png`);
 let env: TestEnv;
 let enrollment: Awaited<ReturnType<typeof startEnrollment>>;
 let reporting: Awaited<ReturnType<typeof startReporting>>;
@@ -161,8 +162,7 @@ describe('the org_report view in a 640–900 px frame, hosted by AppBridge', () 
       expect(size.height).toBeGreaterThanOrEqual(content);
       if (width === 640) {
         await mkdir(resolve(SCREENSHOT, '..'), { recursive: true });
-        if (process.env.STUDIUM_SCREENSHOTS === '1')
-          await page.screenshot({ path: SCREENSHOT as `${string}.png`, clip: { x: 0, y: 0, width: 640, height: 700 } });
+        await page.screenshot({ path: SCREENSHOT as `${string}.png`, clip: { x: 0, y: 0, width: 640, height: 700 } });
       }
       // Below 720 px the organization shows under the name instead of in its own column.
       const narrow = width < 720;

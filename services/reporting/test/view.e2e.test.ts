@@ -13,10 +13,11 @@ import { startReporting } from './support/reporting.ts';
 // The org_report MCP Apps view as a host renders it: the HTML resource read from the real edge,
 // in an iframe of a host page in Debian's headless Chromium, talking to the edge through a real
 // MCP client (tool result in, tools/call out), over the seeded 5,000 × 10 organization.
-// UPDATE_SCREENSHOTS=1 refreshes the one in the docs; otherwise it goes to the temp directory.
-const SCREENSHOT = process.env.UPDATE_SCREENSHOTS
-  ? resolve(import.meta.dirname, '../../../docs/img/org-report-view.png')
-  : join(tmpdir(), `org-report-view-${process.pid}.png`);
+// STUDIUM_SCREENSHOTS=1 refreshes the one in the docs; otherwise it goes to the temp directory.
+const SCREENSHOT =
+  process.env.STUDIUM_SCREENSHOTS === '1'
+    ? resolve(import.meta.dirname, '../../../docs/img/org-report-view.png')
+    : join(tmpdir(), `org-report-view-${process.pid}.png`);
 let env: TestEnv;
 let enrollment: Awaited<ReturnType<typeof startEnrollment>>;
 let reporting: Awaited<ReturnType<typeof startReporting>>;
@@ -158,8 +159,7 @@ describe('org_report MCP Apps view', () => {
     );
     await frame.click('th[data-key=full_name]');
     await mkdir(resolve(SCREENSHOT, '..'), { recursive: true });
-    if (process.env.STUDIUM_SCREENSHOTS === '1')
-      await page.screenshot({ path: SCREENSHOT as `${string}.png`, clip: { x: 0, y: 0, width: 1400, height: 900 } });
+    await page.screenshot({ path: SCREENSHOT as `${string}.png`, clip: { x: 0, y: 0, width: 1400, height: 900 } });
     expect((await stat(SCREENSHOT)).size).toBeGreaterThan(10_000);
   }, 120_000);
 });
