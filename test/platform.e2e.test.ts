@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { STUDENT_TEXT_NOTE } from '@studium/contracts';
 import { createTestEnv, eventually, type TestEnv } from '@studium/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHomework } from '../services/homework/test/support/stack.ts';
@@ -127,6 +128,11 @@ describe('one lesson through every context', () => {
     const submission = (queue.items as Array<{ submission: string }>)[0].submission;
     data(await curator.callTool('return_homework', { submission, comment: 'Добавьте свою альтернативу' }));
     const reports = data(await curator.callTool('course_reports', { course }));
+    // The student's words reach the curator's agent marked as data (issue 17 point 5), and the
+    // tool's description says so.
+    expect((reports.reports as Array<{ trust?: string }>)[0].trust).toBe('untrusted');
+    const listed = (await curator.listTools()).tools.find((t) => t.name === 'course_reports');
+    expect(listed?.description).toContain(STUDENT_TEXT_NOTE.trim());
     const report = (reports.reports as Array<{ id: number }>)[0].id;
     data(await curator.callTool('resolve_report', { report, status: 'fixed', resolution: 'Опечатку поправили' }));
   });
