@@ -1,6 +1,7 @@
 // `npm run bench:lesson-loop`: the lesson loop as real traffic has it. N students (BENCH_STUDENTS,
-// default 200), each enrolled in the two demo courses with its own token and MCP client; each
-// student's agent teaches whole lessons by following next_step — start_lesson, lesson_item and
+// default 600: a student passes both demo courses in about 90 calls, and a quiet machine takes some
+// 25,000 through the phases), each enrolled in the two demo courses with its own token and MCP
+// client; each student's agent teaches whole lessons by following next_step — start_lesson, lesson_item and
 // mark_goal per open item, request_quiz and submit_answer (a wrong answer from every third
 // student where the quiz's pass threshold allows one), complete_lesson —
 // with update_artifact, remember, my_homework, list_my_courses and course_outline between steps.
@@ -23,7 +24,7 @@ import type { EnrollmentDb } from '../services/enrollment/src/db.ts';
 import { CpuMeter, type DbCounters, natsPid, syscalls } from './cpu.ts';
 import { benchPlace, connect, spawnTs, teardownBench } from './harness.ts';
 
-const STUDENTS = Number(process.env.BENCH_STUDENTS ?? 200);
+const STUDENTS = Number(process.env.BENCH_STUDENTS ?? 600);
 const IN_FLIGHT = (process.env.BENCH_IN_FLIGHT ?? '16,64').split(',').map(Number);
 const PHASE_MS = Number(process.env.BENCH_PHASE_MS ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
