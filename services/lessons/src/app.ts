@@ -8,6 +8,7 @@ import { courseOutlineHandler } from './handlers/course-outline.ts';
 import { goalRunsHandler } from './handlers/goal-runs.ts';
 import { lessonItemHandler } from './handlers/lesson-item.ts';
 import { markGoalHandler } from './handlers/mark-goal.ts';
+import { passCountsHandler } from './handlers/pass-counts.ts';
 import { startReleaseConsumer } from './handlers/release-published.ts';
 import { requestQuizHandler } from './handlers/request-quiz.ts';
 import { resetProgressHandler } from './handlers/reset-progress.ts';
@@ -97,6 +98,7 @@ export async function createApp({
     completeLessonHandler(deps),
     courseOutlineHandler(deps),
     goalRunsHandler(deps),
+    passCountsHandler(deps),
     resetProgressHandler(deps),
   ]);
   return {

@@ -1,4 +1,4 @@
-import { create_course, goal_runs, mark_goal, type Principal, start_lesson } from '@studium/contracts';
+import { create_course, goal_runs, mark_goal, type Principal, pass_counts, start_lesson } from '@studium/contracts';
 import { Failure } from '@studium/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CURATOR } from '../../../test/support/lessons.ts';
@@ -85,5 +85,30 @@ describe('goal_runs', () => {
     await expect(
       h.call(goal_runs, { ...stranger, roles: ['Student'] }, { course: h.basics.course }),
     ).rejects.toBeInstanceOf(Failure);
+  });
+});
+
+describe('pass_counts (the cabinet passes page)', () => {
+  it('counts every run of the course, past goal_runs page of 20, with goal_runs access rule', async () => {
+    // 19 more runs: 22 in the lesson, more than one page of goal_runs.
+    for (let i = 3; i < 22; i++) {
+      const p = await h.student(`runner${i}@t`);
+      const s = await h.must(start_lesson, p, {});
+      if (i % 2 === 0) {
+        await h.must(mark_goal, p, { session: s.session, goal: 'term:T1', status: 'done', evidence: `Пример ${i}` });
+      }
+    }
+    expect((await h.must(goal_runs, curator, { course: h.basics.course })).has_more).toBe(true);
+    const counts = await h.must(pass_counts, curator, { course: h.basics.course });
+    const lesson = counts.lessons.find((l) => l.key === 'why-prepare');
+    // runner0-2 marked T1 done in beforeAll, then every even one of 3..21 (4, 6, …, 20: 9).
+    expect(lesson).toMatchObject({ runs: 22, passed: 0 });
+    expect(lesson?.goals.find((g) => g.key === 'term:T1')).toMatchObject({ done: 12 });
+    expect(counts.lessons.find((l) => l.key === 'interests')).toMatchObject({ runs: 0, passed: 0 });
+    const one = await h.must(pass_counts, moderator, { course: h.basics.course, lesson: 'why-prepare' });
+    expect(one.lessons.map((l) => l.key)).toEqual(['why-prepare']);
+    await expect(h.call(pass_counts, stranger, { course: h.basics.course })).rejects.toMatchObject({ status: 403 });
+    const unknown = await h.call(pass_counts, curator, { course: 'crs_nope' });
+    expect(unknown).toMatchObject({ ok: false, error: { code: 'course_not_found' } });
   });
 });

@@ -9,7 +9,7 @@ import type { Run } from '../repositories/run.repository.ts';
 type Out = OutputOf<typeof goal_runs>;
 
 /** Platform roles that see every course's runs. */
-const STAFF = ['Moderator', 'System Manager', 'Administrator'];
+export const STAFF = ['Moderator', 'System Manager', 'Administrator'];
 
 /** An integer page argument: a number or a numeric string; null when it is not an integer. */
 function intOf(v: number | string | undefined, fallback: number): number | null {

@@ -134,6 +134,9 @@ describe('reports, passes and homework', () => {
     await run.waitFor();
     expect(await run.locator('.student-text').first().textContent()).toContain('«<i>договорились</i>»');
     expect(await run.locator('.student-text i').count()).toBe(0);
+    // The course-wide counts (pass_counts): the lesson's row says how many started it.
+    await curator.locator('#reached tr.lesson').first().waitFor();
+    expect(await curator.locator('#reached tr.lesson').first().textContent()).toMatch(/начали [1-9]\d*, прошли \d+/);
     await shot(curator, `cabinet-passes-desktop.png`);
   });
 

@@ -20,6 +20,17 @@ interface Run {
   resume_from: string | null;
   objectives: Array<{ key: string; status: string; quiz_confirmed: boolean; removed?: boolean; goals: Goal[] }>;
 }
+/** pass_counts: every run of the course counted, not one page. */
+interface Counts {
+  lessons: Array<{
+    key: string;
+    title: string;
+    runs: number;
+    passed: number;
+    goals: Array<{ key: string; title: string; done: number }>;
+  }>;
+}
+
 interface Page {
   runs: Run[];
   has_more: boolean;
@@ -43,7 +54,8 @@ const RUN_WORDS: Record<string, string> = {
 };
 
 /**
- * Passes (goal_runs): per lesson, how many of the page's students reached each goal item, where
+ * Passes: per lesson, how many students (all of them: pass_counts) reached each goal item; then
+ * goal_runs' page of runs, where
  * each one stopped, and the evidence — the students' words, quoted. Only the course's instructors
  * and staff see them (goal_runs' own rule: anyone else gets 403, in the journal).
  */
@@ -53,6 +65,8 @@ export function PassesPage({ course }: { course: string }) {
   const args: Record<string, unknown> = { course, start, limit: PAGE };
   if (lesson) args.lesson = lesson;
   const { outcome } = useTool<Page>(api, 'goal_runs', args, JSON.stringify(args));
+  const countArgs: Record<string, unknown> = lesson ? { course, lesson } : { course };
+  const counts = useTool<Counts>(api, 'pass_counts', countArgs, JSON.stringify(countArgs)).outcome;
   const head = html`<${CourseTabs} course=${course} active="passes" /><h1>Прохождения</h1>
     <form class="row" onSubmit=${(e: Event) => e.preventDefault()}>
       <label>Урок <input name="lesson" maxlength="128" placeholder="ключ урока" value=${lesson}
@@ -63,15 +77,13 @@ export function PassesPage({ course }: { course: string }) {
   if (!outcome) return html`${head}<${Loading} />`;
   if (!outcome.ok) return html`${head}<p class="error" role="alert" id="passes-error">${words(outcome)}</p>`;
   const { runs, has_more } = outcome.data;
-  const reached = new Map<string, number>();
-  for (const run of runs)
-    for (const o of run.objectives)
-      for (const g of o.goals)
-        if (g.status !== 'open')
-          reached.set(`${run.lesson.key}/${g.key}`, (reached.get(`${run.lesson.key}/${g.key}`) ?? 0) + 1);
+  const lessons = counts?.ok ? counts.data.lessons.filter((l) => l.runs > 0) : [];
   return html`${head}
-    <h2>Сколько учеников дошли до пункта (на этой странице)</h2>
-    <div class="table"><table id="reached"><tbody>${[...reached].map(([k, n]) => html`<tr><td><code>${k}</code></td><td>${n}</td></tr>`)}</tbody></table></div>
+    <h2>Сколько учеников дошли до пункта</h2>
+    <div class="table"><table id="reached"><tbody>${lessons.map(
+      (l) => html`<tr class="lesson"><td><b>${l.title}</b></td><td>начали ${l.runs}, прошли ${l.passed}</td></tr>
+        ${l.goals.map((g) => html`<tr data-goal=${`${l.key}/${g.key}`}><td><code>${g.key}</code> ${g.title}</td><td>${g.done}</td></tr>`)}`,
+    )}</tbody></table></div>
     ${runs.length === 0 && html`<p>Прохождений нет.</p>`}
     ${runs.map(
       (run) => html`<article class="card run" data-student=${run.student.id} data-lesson=${run.lesson.key}>
