@@ -5,6 +5,7 @@ import {
   create_course,
   enroll,
   grant_tester,
+  list_my_courses,
   publish_course,
   resolve_note,
   review_note,
@@ -147,6 +148,12 @@ describe('testers of a course not open yet', () => {
       if (!r.ok) throw new Error(r.error.code);
     });
     expect((await access()).ok).toBe(true);
+    const listed = async () => {
+      const mine = await env.bus.request(list_my_courses, tester, {});
+      if (!mine.ok) throw new Error(mine.error.code);
+      return mine.data.courses.map((c) => c.course);
+    };
+    expect(await listed()).toContain(course);
     const other = await env.bus.request(enroll, stranger, { course });
     expect(other.ok ? null : other.error.code).toBe('course_not_published');
 
@@ -155,8 +162,11 @@ describe('testers of a course not open yet', () => {
       const r = await access();
       expect(r.ok ? null : r.error.code).toBe('not_enrolled');
     });
+    // Nor is the course in the revoked tester's list any more.
+    expect(await listed()).not.toContain(course);
     await call(env, publish_course, { course });
     await eventually(async () => expect((await access()).ok).toBe(true));
+    expect(await listed()).toContain(course);
   });
 
   it(`refuses a tester past ${TESTERS_MAX} (too_many_testers) and a login that is not one`, async () => {

@@ -95,6 +95,9 @@ export class EnrollmentRepository {
       ])
       .where('e.user_id', '=', user)
       .where(sql<boolean>`e.space = any(${spaces}::text[])`)
+      // A tester's enrollment is listed while the grant stands or once the course is open, as
+      // course_access counts it (a revoked tester no longer sees a course they cannot study).
+      .where(sql<boolean>`(not e.tester or c.status = 'published' or ${user} = any(c.testers))`)
       .orderBy('e.course')
       .orderBy('e.self_enrolled')
       .orderBy(sql`e.mandatory desc nulls last`)
