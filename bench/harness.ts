@@ -12,6 +12,7 @@ import {
   streamNames,
 } from '@studium/platform';
 import type { NatsConnection } from 'nats';
+import { natsPid } from './cpu.ts';
 
 const root = resolve(import.meta.dirname, '..');
 
@@ -39,6 +40,42 @@ export async function benchPlace(tag: string) {
     STUDIUM_ENV: 'development',
   };
   return { id, prefix, databaseUrl, env, trust };
+}
+
+/** Node options of a service: `BENCH_PROFILE=lessons,edge` writes a CPU profile of each into .bench-profiles/<name>/. */
+export function profileArgs(name: string): string[] {
+  return (process.env.BENCH_PROFILE ?? '').split(',').includes(name)
+    ? ['--cpu-prof', '--cpu-prof-dir', resolve(root, '.bench-profiles', name)]
+    : [];
+}
+
+/**
+ * Starts the named services and then the edge, each as its own process with `env` (profiled as
+ * BENCH_PROFILE says), adding them to `children`; returns the edge's base URL and every process's
+ * pid by name (with the machine's nats-server when one runs), for the CPU meters.
+ */
+export async function startServices(
+  services: readonly string[],
+  env: Record<string, string>,
+  children: ChildProcess[],
+) {
+  const pids: Record<string, number> = {};
+  for (const name of services) {
+    const { child } = await spawnTs(`services/${name}/src/main.ts`, env, /service started/, profileArgs(name));
+    children.push(child);
+    pids[name] = child.pid ?? 0;
+  }
+  const edge = await spawnTs(
+    'services/edge/src/main.ts',
+    env,
+    /Server listening at http:\/\/127\.0\.0\.1:(\d+)/,
+    profileArgs('edge'),
+  );
+  children.push(edge.child);
+  pids.edge = edge.child.pid ?? 0;
+  const nats = natsPid();
+  if (nats) pids.nats = nats;
+  return { base: `http://127.0.0.1:${edge.match[1]}`, pids };
 }
 
 /** Starts a TypeScript entry point as a child process and waits for a line matching `ready`. */

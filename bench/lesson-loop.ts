@@ -21,8 +21,8 @@ import { ensureServices } from '../scripts/ensure-services.ts';
 import { EnrollmentAdmin } from '../services/enrollment/src/admin.ts';
 import { MIGRATIONS } from '../services/enrollment/src/app.ts';
 import type { EnrollmentDb } from '../services/enrollment/src/db.ts';
-import { CpuMeter, type DbCounters, natsPid, syscalls } from './cpu.ts';
-import { benchPlace, connect, spawnTs, teardownBench } from './harness.ts';
+import { CpuMeter, type DbCounters, syscalls } from './cpu.ts';
+import { benchPlace, connect, spawnTs, startServices, teardownBench } from './harness.ts';
 
 const STUDENTS = Number(process.env.BENCH_STUDENTS ?? 600);
 const IN_FLIGHT = (process.env.BENCH_IN_FLIGHT ?? '16,64').split(',').map(Number);
@@ -40,13 +40,6 @@ const SERVICES = ['enrollment', 'courses', 'lessons', 'homework', 'knowledge', '
 type Reply = { isError?: boolean; structuredContent?: { data?: Record<string, unknown>; error?: { code?: string } } };
 type Step = { kind: 'goal'; goal: string; title: string } | { kind: 'quiz' } | { kind: 'complete' } | null;
 type QuizKey = Map<string, { right: string; wrong: string; spare: number }>;
-
-/** Node options of a service: `BENCH_PROFILE=lessons,edge` writes a CPU profile of each into .bench-profiles/. */
-function nodeArgs(name: string): string[] {
-  return (process.env.BENCH_PROFILE ?? '').split(',').includes(name)
-    ? ['--cpu-prof', '--cpu-prof-dir', resolve(import.meta.dirname, '../.bench-profiles', name)]
-    : [];
-}
 
 /** One student's agent: its client and where it is in its lesson. */
 interface Agent {
@@ -269,22 +262,7 @@ try {
   const database = openDatabase<EnrollmentDb>(databaseUrl, 'enrollment', 2);
   await migrate(database.pool, 'enrollment', [PLATFORM_MIGRATIONS, MIGRATIONS]);
   const admin = new EnrollmentAdmin(database.db);
-  const pids: Record<string, number> = {};
-  for (const name of SERVICES) {
-    const child = (await spawnTs(`services/${name}/src/main.ts`, env, /service started/, nodeArgs(name))).child;
-    children.push(child);
-    pids[name] = child.pid ?? 0;
-  }
-  const edge = await spawnTs(
-    'services/edge/src/main.ts',
-    env,
-    /Server listening at http:\/\/127\.0\.0\.1:(\d+)/,
-    nodeArgs('edge'),
-  );
-  children.push(edge.child);
-  pids.edge = edge.child.pid ?? 0;
-  const nats = natsPid();
-  if (nats) pids.nats = nats;
+  const { base, pids } = await startServices(SERVICES, env, children);
   const bus = createBus(nc, { prefix, timeoutMs: 10_000, log: createLogger('bench', 'silent'), trust });
 
   const releases: Release[] = [];
@@ -301,7 +279,7 @@ try {
   }
   const key = quizKeys(releases);
 
-  const url = `http://127.0.0.1:${edge.match[1]}/mcp`;
+  const url = `${base}/mcp`;
   const agents: Agent[] = [];
   for (let i = 0; i < STUDENTS; i++) {
     const user = `loop${i}@bench`;

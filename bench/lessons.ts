@@ -14,8 +14,8 @@ import { ensureServices } from '../scripts/ensure-services.ts';
 import { EnrollmentAdmin } from '../services/enrollment/src/admin.ts';
 import { MIGRATIONS } from '../services/enrollment/src/app.ts';
 import type { EnrollmentDb } from '../services/enrollment/src/db.ts';
-import { CpuMeter, natsPid } from './cpu.ts';
-import { benchPlace, connect, type Stats, spawnTs, teardownBench } from './harness.ts';
+import { CpuMeter } from './cpu.ts';
+import { benchPlace, connect, type Stats, startServices, teardownBench } from './harness.ts';
 
 const AGENTS = 64;
 const TOTAL = Number(process.env.BENCH_LESSONS_CALLS ?? 4000);
@@ -30,14 +30,6 @@ const CURATOR: Principal = {
 };
 
 type Call = () => Promise<unknown>;
-
-/** Node options of a service: `BENCH_PROFILE=lessons,edge` writes a CPU profile of each into .bench-profiles/. */
-function nodeArgs(entry: string): string[] {
-  const profiled = (process.env.BENCH_PROFILE ?? '').split(',');
-  return profiled.includes(entry)
-    ? ['--cpu-prof', '--cpu-prof-dir', resolve(import.meta.dirname, '../.bench-profiles')]
-    : [];
-}
 
 /** `total` calls, worker w always calling calls[w] (its own agent and session); latencies in ms. */
 async function sample(calls: Call[], total: number) {
@@ -88,22 +80,7 @@ try {
   const database = openDatabase<EnrollmentDb>(databaseUrl, 'enrollment', 2);
   await migrate(database.pool, 'enrollment', [PLATFORM_MIGRATIONS, MIGRATIONS]);
   const admin = new EnrollmentAdmin(database.db);
-  const pids: Record<string, number> = {};
-  for (const entry of ['enrollment', 'courses', 'lessons']) {
-    const child = (await spawnTs(`services/${entry}/src/main.ts`, env, /service started/, nodeArgs(entry))).child;
-    children.push(child);
-    pids[entry] = child.pid ?? 0;
-  }
-  const edge = await spawnTs(
-    'services/edge/src/main.ts',
-    env,
-    /Server listening at http:\/\/127\.0\.0\.1:(\d+)/,
-    nodeArgs('edge'),
-  );
-  children.push(edge.child);
-  pids.edge = edge.child.pid ?? 0;
-  const nats = natsPid();
-  if (nats) pids.nats = nats;
+  const { base, pids } = await startServices(['enrollment', 'courses', 'lessons'], env, children);
   const bus = createBus(nc, { prefix, timeoutMs: 10_000, log: createLogger('bench', 'silent'), trust });
 
   const built = await buildFromDir(resolve(import.meta.dirname, '../examples/negotiation-basics'));
@@ -114,7 +91,7 @@ try {
   const opened = await bus.request(publish_course, CURATOR, { course });
   if (!opened.ok) throw new Error(`publish_course: ${opened.error.code}`);
 
-  const url = `http://127.0.0.1:${edge.match[1]}/mcp`;
+  const url = `${base}/mcp`;
   const agents: Array<{ client: Client; session: string }> = [];
   for (let i = 0; i < AGENTS; i++) {
     const user = `bench${i}@studium`;
