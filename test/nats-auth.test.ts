@@ -56,6 +56,15 @@ describe('NATS permissions', () => {
     expect(others.filter((s) => !allowed.includes(s))).toEqual([]);
   });
 
+  it('are kept by every inbox: no service subscribes or replies on the default _INBOX. prefix', () => {
+    // Each NATS user may listen only on its own `_INBOX_<user>` (newInbox): an inbox made with
+    // nats' createInbox() would be refused on a server with the users, and its replies lost.
+    const offenders = readdirSync(resolve(root, 'services'))
+      .flatMap((service) => sources(resolve(root, 'services', service, 'src')))
+      .filter((file) => /\bcreateInbox\(/.test(readFileSync(file, 'utf8')));
+    expect(offenders.map((f) => f.slice(root.length + 1))).toEqual([]);
+  });
+
   it('are written to deploy/ and k8s/ as generated (npm run nats:config)', () => {
     for (const [file, text] of Object.entries(natsConfigFiles())) {
       expect(readFileSync(resolve(root, file), 'utf8'), file).toBe(text);

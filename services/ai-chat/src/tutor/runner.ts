@@ -6,8 +6,8 @@ import {
   type TutorFrame,
   type TutorToolCall,
 } from '@studium/contracts';
-import type { Bus, Logger } from '@studium/platform';
-import { createInbox, type NatsConnection } from 'nats';
+import { type Bus, type Logger, newInbox } from '@studium/platform';
+import type { NatsConnection } from 'nats';
 import type { ActiveAnswers } from '../active-answers.ts';
 import { FrameBatch } from '../answer-runner.ts';
 import { type AnswerFailure, failureText } from '../domain/failures.ts';
@@ -80,7 +80,7 @@ export class TutorRunner {
 
   start(job: TurnJob): string {
     const { nc, heartbeatMs, callerTimeoutMs } = this.deps;
-    const control = createInbox();
+    const control = newInbox(nc);
     const abort = new AbortController();
     let lastAlive = Date.now();
     let lastSent = Date.now();

@@ -6,8 +6,9 @@ import {
   type TutorToolCall,
   tutorStartTurn,
 } from '@studium/contracts';
+import { newInbox } from '@studium/platform';
 import type { FastifyReply } from 'fastify';
-import { createInbox, type Subscription } from 'nats';
+import type { Subscription } from 'nats';
 import type { RelayTiming } from '../chat/relay.ts';
 import { sendChatError } from '../chat/replies.ts';
 import type { CallDeps, Caller } from '../tools.ts';
@@ -39,7 +40,9 @@ export async function relayTurn(
 ): Promise<void> {
   const { call, metrics, timing } = deps;
   const bus = call.bus;
-  const inbox = createInbox();
+  // Under the NATS users the edge may listen only on its own inbox prefix (and ai-chat may
+  // publish only there): never the default `_INBOX.`.
+  const inbox = newInbox(bus.nc);
   const pending: Uint8Array[] = [];
   let onFrame: ((data: Uint8Array) => void) | null = null;
   const sub: Subscription = bus.nc.subscribe(inbox, {
