@@ -1,9 +1,10 @@
-import { type ChatControl, chatStartAnswer, decodeChatFrame, type Principal } from '@studium/contracts';
+import { chatStartAnswer, decodeChatFrame, type Principal } from '@studium/contracts';
 import { type Bus, type Logger, newInbox } from '@studium/platform';
 import type { FastifyReply } from 'fastify';
 import type { Subscription } from 'nats';
 import type { ChatEdgeMetrics } from './metrics.ts';
 import { sendChatError, sendRefusal } from './replies.ts';
+import { openRelayStream } from './sse-relay.ts';
 
 /** Timing of the relay between ai-chat and the client. */
 export interface RelayTiming {
@@ -26,8 +27,6 @@ const STALLED =
   'ИИ-ассистент перестал отвечать, ответ прерван. Ваше сообщение сохранено в треде — отправьте вопрос ещё раз.';
 const LOST =
   'Часть ответа потерялась по дороге, ответ прерван. Ваше сообщение сохранено в треде — отправьте вопрос ещё раз.';
-
-const enc = new TextEncoder();
 
 /**
  * POST /v1/ai-chat/stream: asks ai-chat to start an answer and relays its frames as Server-Sent
@@ -65,55 +64,25 @@ export async function relayAnswer(
   }
   const { thread_id, message_id, control } = accepted.data;
   metrics.requests.labels('stream', '200').inc();
-  reply.hijack();
-  const res = reply.raw;
-  res.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache, no-transform',
-    'x-accel-buffering': 'no',
-    connection: 'keep-alive',
+  const stream = openRelayStream({
+    reply,
+    bus,
+    control,
+    sub,
+    timing,
+    streams: metrics.streams,
+    stalled: STALLED,
+    lost: LOST,
   });
-  res.flushHeaders();
-  const event = (e: Record<string, unknown>) => res.write(`data: ${JSON.stringify(e)}\n\n`);
+  const { event, finish } = stream;
   event({ type: 'metadata', thread_id });
   event({ type: 'message_id', id: message_id });
-
-  const tell = (type: ChatControl['type']) => bus.nc.publish(control, enc.encode(JSON.stringify({ type })));
-  let expected = 1;
-  let lastHeard = Date.now();
   let firstToken = true;
-  let finished = false;
-  const finish = (outcome: string, last?: Record<string, unknown>[]) => {
-    if (finished) return;
-    finished = true;
-    clearInterval(alive);
-    clearInterval(watch);
-    clearInterval(keepAlive);
-    sub.unsubscribe();
-    metrics.streams.labels(outcome).inc();
-    if (outcome === 'client_gone' || outcome === 'lost' || outcome === 'stalled') tell('cancel');
-    for (const e of last ?? []) event(e);
-    if (!res.writableEnded) res.end();
-  };
-  const alive = setInterval(() => tell('alive'), timing.aliveMs);
-  const watch = setInterval(
-    () => {
-      if (Date.now() - lastHeard > timing.stallMs) finish('stalled', [{ type: 'error', content: STALLED }]);
-    },
-    Math.min(500, timing.stallMs),
-  );
-  const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), timing.keepAliveMs);
-  res.on('close', () => finish('client_gone'));
-  res.on('error', () => finish('client_gone'));
-  // The client may have left while ai-chat was accepting: then 'close' has already fired.
-  if (res.destroyed || !res.socket || res.socket.destroyed) finish('client_gone');
 
   onFrame = (data) => {
-    if (finished) return;
-    lastHeard = Date.now();
+    if (stream.finished) return;
     const frame = decodeChatFrame(data);
-    if (!frame || frame.seq !== expected) return finish('lost', [{ type: 'error', content: LOST }]);
-    expected++;
+    if (!stream.inOrder(frame?.seq) || !frame) return;
     switch (frame.type) {
       case 'heartbeat':
         return;

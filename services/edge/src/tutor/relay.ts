@@ -11,6 +11,7 @@ import type { FastifyReply } from 'fastify';
 import type { Subscription } from 'nats';
 import type { RelayTiming } from '../chat/relay.ts';
 import { sendChatError } from '../chat/replies.ts';
+import { openRelayStream } from '../chat/sse-relay.ts';
 import type { CallDeps, Caller } from '../tools.ts';
 import { sendTutorRefusal, type TutorEdgeMetrics } from './metrics.ts';
 import { runTutorTool } from './run-tool.ts';
@@ -63,51 +64,23 @@ export async function relayTurn(
   }
   const { conversation_id, control } = accepted.data;
   metrics.requests.labels('stream', '200').inc();
-  reply.hijack();
-  const res = reply.raw;
-  res.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache, no-transform',
-    'x-accel-buffering': 'no',
-    connection: 'keep-alive',
-  });
-  res.flushHeaders();
-  const event = (e: Record<string, unknown>) => {
-    if (!res.writableEnded) res.write(`data: ${JSON.stringify(e)}\n\n`);
-  };
-  event({ type: 'metadata', conversation_id });
-
-  const tell = (c: TutorControl) => bus.nc.publish(control, enc.encode(JSON.stringify(c)));
-  let expected = 1;
-  let lastHeard = Date.now();
-  let finished = false;
   let toolsRunning = false;
   let toolsMs = 0;
-  const finish = (outcome: string, last?: Record<string, unknown>[]) => {
-    if (finished) return;
-    finished = true;
-    clearInterval(alive);
-    clearInterval(watch);
-    clearInterval(keepAlive);
-    sub.unsubscribe();
-    metrics.streams.labels(outcome).inc();
-    if (outcome === 'client_gone' || outcome === 'lost' || outcome === 'stalled') tell({ type: 'cancel' });
-    for (const e of last ?? []) event(e);
-    if (!res.writableEnded) res.end();
-  };
-  const alive = setInterval(() => tell({ type: 'alive' }), timing.aliveMs);
-  const watch = setInterval(
-    () => {
-      // While the edge itself runs tools, ai-chat waits silently on purpose.
-      if (!toolsRunning && Date.now() - lastHeard > timing.stallMs)
-        finish('stalled', [{ type: 'error', content: STALLED }]);
-    },
-    Math.min(500, timing.stallMs),
-  );
-  const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), timing.keepAliveMs);
-  res.on('close', () => finish('client_gone'));
-  res.on('error', () => finish('client_gone'));
-  if (res.destroyed || !res.socket || res.socket.destroyed) finish('client_gone');
+  const stream = openRelayStream({
+    reply,
+    bus,
+    control,
+    sub,
+    timing,
+    streams: metrics.streams,
+    stalled: STALLED,
+    lost: LOST,
+    // While the edge itself runs tools, ai-chat waits silently on purpose.
+    quiet: () => toolsRunning,
+  });
+  const { event, finish } = stream;
+  const tell = (c: TutorControl) => bus.nc.publish(control, enc.encode(JSON.stringify(c)));
+  event({ type: 'metadata', conversation_id });
 
   const runRound = async (round: number, calls: TutorToolCall[]) => {
     toolsRunning = true;
@@ -115,7 +88,7 @@ export async function relayTurn(
     const results: Array<{ id: string; content: string }> = [];
     // ai-chat sends at most TUTOR_CALLS_PER_ROUND; the edge does not take more on trust.
     for (const c of calls.slice(0, TUTOR_CALLS_PER_ROUND)) {
-      if (finished) return;
+      if (stream.finished) return;
       const started = performance.now();
       const content = await runTutorTool(call, caller, c);
       metrics.toolSeconds.observe((performance.now() - started) / 1000);
@@ -125,16 +98,14 @@ export async function relayTurn(
     }
     toolsRunning = false;
     toolsMs += performance.now() - roundStarted;
-    lastHeard = Date.now();
-    if (!finished) tell({ type: 'tool_results', round, results });
+    stream.heard();
+    if (!stream.finished) tell({ type: 'tool_results', round, results });
   };
 
   onFrame = (data) => {
-    if (finished) return;
-    lastHeard = Date.now();
+    if (stream.finished) return;
     const frame = decodeTutorFrame(data);
-    if (!frame || frame.seq !== expected) return finish('lost', [{ type: 'error', content: LOST }]);
-    expected++;
+    if (!stream.inOrder(frame?.seq) || !frame) return;
     switch (frame.type) {
       case 'heartbeat':
       case 'tool_refused':
