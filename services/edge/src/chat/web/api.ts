@@ -40,10 +40,25 @@ export type StreamEvent =
   | { type: 'done' }
   | { type: 'error'; content: string };
 
-async function check(res: Response): Promise<Response> {
+/** The response when it is a success; an {@link ApiError} with the API's Russian detail otherwise. */
+export async function check(res: Response): Promise<Response> {
   if (res.ok) return res;
   const body = (await res.json().catch(() => ({}))) as { detail?: string };
   throw new ApiError(res.status, body.detail ?? `HTTP ${res.status}`);
+}
+
+/** Reads a Server-Sent Events response to its end, handing each `data:` event to `onEvent`. */
+export async function readEvents<E>(res: Response, onEvent: (e: E) => void): Promise<void> {
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += value;
+    const events = buffer.split('\n\n');
+    buffer = events.pop() ?? '';
+    for (const raw of events) if (raw.startsWith('data: ')) onEvent(JSON.parse(raw.slice(6)) as E);
+  }
 }
 
 /** The chat API with one teacher's token. */
@@ -68,16 +83,7 @@ export function chatApi(token: string) {
           signal,
         }),
       );
-      const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-      let buffer = '';
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) return;
-        buffer += value;
-        const events = buffer.split('\n\n');
-        buffer = events.pop() ?? '';
-        for (const raw of events) if (raw.startsWith('data: ')) onEvent(JSON.parse(raw.slice(6)) as StreamEvent);
-      }
+      await readEvents(res, onEvent);
     },
   };
 }

@@ -1,3 +1,8 @@
+import { ApiError, check, readEvents } from '../../chat/web/api.ts';
+import { csrfToken } from '../../web/client/api.ts';
+
+export { ApiError };
+
 /** A quiz question as the page shows it. */
 export type Question = {
   id: string;
@@ -33,15 +38,6 @@ export interface Conversation {
   updated_at: string;
 }
 
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 /** One event of a tutor turn. */
 export type TurnEvent =
   | { type: 'metadata'; conversation_id: string }
@@ -49,17 +45,6 @@ export type TurnEvent =
   | ({ type: 'tool' } & ToolView)
   | { type: 'done' }
   | { type: 'error'; content: string };
-
-async function check(res: Response): Promise<Response> {
-  if (res.ok) return res;
-  const body = (await res.json().catch(() => ({}))) as { detail?: string };
-  throw new ApiError(res.status, body.detail ?? `HTTP ${res.status}`);
-}
-
-/** The session's CSRF token, put in the page by the server. */
-function csrfToken(): string {
-  return document.querySelector('meta[name="csrf-token"]')?.getAttribute('content') ?? '';
-}
 
 /** The tutor API as the signed-in student (the session cookie; a POST carries the CSRF token). */
 export function tutorApi() {
@@ -87,16 +72,7 @@ export function tutorApi() {
           signal,
         }),
       );
-      const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-      let buffer = '';
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) return;
-        buffer += value;
-        const events = buffer.split('\n\n');
-        buffer = events.pop() ?? '';
-        for (const raw of events) if (raw.startsWith('data: ')) onEvent(JSON.parse(raw.slice(6)) as TurnEvent);
-      }
+      await readEvents(res, onEvent);
     },
   };
 }
