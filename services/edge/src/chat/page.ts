@@ -2,13 +2,13 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Logger } from '@studium/platform';
-import { build } from 'esbuild';
 import type {
   FastifyInstance,
   RawReplyDefaultExpression,
   RawRequestDefaultExpression,
   RawServerDefault,
 } from 'fastify';
+import { bundler } from '../web/shell.ts';
 
 /** The edge's fastify app, as the chat registers on it. */
 export type ChatHost = FastifyInstance<
@@ -35,25 +35,12 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
-// Only our own files: no inline scripts, no other origins. KaTeX sets inline styles on its spans.
-const CSP =
+/** Only our own files: no inline scripts, no other origins. KaTeX sets inline styles on its spans. */
+export const CHAT_PAGE_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; font-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
 /** The page's script: preact + htm, marked + KaTeX, DOMPurify, bundled once from web/ on first request. */
-let bundle: Promise<string> | null = null;
-function chatScript(): Promise<string> {
-  bundle ??= build({
-    entryPoints: [join(WEB, 'main.ts')],
-    bundle: true,
-    write: false,
-    format: 'esm',
-    target: 'es2022',
-    minify: true,
-    legalComments: 'none',
-    logLevel: 'silent',
-  }).then((r) => r.outputFiles[0].text);
-  return bundle;
-}
+const chatScript = bundler(join(WEB, 'main.ts'));
 
 /**
  * Serves the teacher's chat page at /chat and its assets under /chat/assets/. Nothing comes from
@@ -64,7 +51,7 @@ export async function registerChatPage(app: ChatHost): Promise<void> {
   const page = async (_request: unknown, reply: import('fastify').FastifyReply) =>
     reply
       .type('text/html; charset=utf-8')
-      .header('content-security-policy', CSP)
+      .header('content-security-policy', CHAT_PAGE_CSP)
       .header('cache-control', 'no-cache')
       .send(PAGE);
   app.get('/chat', page);

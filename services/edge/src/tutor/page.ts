@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { build } from 'esbuild';
-import type { ChatHost } from '../chat/page.ts';
+import { CHAT_PAGE_CSP, type ChatHost } from '../chat/page.ts';
 import type { WebAuth } from '../web/auth.ts';
 import { esc } from '../web/escape.ts';
+import { bundler } from '../web/shell.ts';
 
 const WEB = new URL('./web/', import.meta.url).pathname;
 
@@ -23,24 +23,7 @@ const page = (csrf: string) => `<!doctype html>
 </html>
 `;
 
-// As the teachers' chat: only our own files; KaTeX sets inline styles on its spans.
-const CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; font-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
-
-let bundle: Promise<string> | null = null;
-function tutorScript(): Promise<string> {
-  bundle ??= build({
-    entryPoints: [join(WEB, 'main.ts')],
-    bundle: true,
-    write: false,
-    format: 'esm',
-    target: 'es2022',
-    minify: true,
-    legalComments: 'none',
-    logLevel: 'silent',
-  }).then((r) => r.outputFiles[0].text);
-  return bundle;
-}
+const tutorScript = bundler(join(WEB, 'main.ts'));
 
 /**
  * The tutor's page at /tutor (signed in by the web session, the CSRF token in a meta tag) (`?lesson=<id>` or `?course=<id>` opens a new conversation,
@@ -51,7 +34,7 @@ export async function registerTutorPage(app: ChatHost, web: WebAuth): Promise<vo
   const serve = async (request: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) =>
     reply
       .type('text/html; charset=utf-8')
-      .header('content-security-policy', CSP)
+      .header('content-security-policy', CHAT_PAGE_CSP)
       .header('x-frame-options', 'DENY')
       .header('referrer-policy', 'same-origin')
       .header('cache-control', 'no-store')
