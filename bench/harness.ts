@@ -2,7 +2,9 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { type Principal, publish_course, type Release } from '@studium/contracts';
 import {
+  type Bus,
   type BusTrust,
   dropDatabase,
   ensureDatabase,
@@ -11,6 +13,7 @@ import {
   principalVerifier,
   streamNames,
 } from '@studium/platform';
+import { buildFromDir, publishBuilt } from '@studium/release';
 import type { NatsConnection } from 'nats';
 import { natsPid } from './cpu.ts';
 
@@ -202,4 +205,27 @@ export async function teardownBench(opts: {
   await jsm.streams.delete(streamNames(opts.prefix).stream).catch(() => {});
   await opts.nc.drain();
   if (!opts.keepDatabase) await dropDatabase(opts.databaseUrl).catch(() => {});
+}
+
+/** The demo curator, who publishes the benches' courses. */
+export const BENCH_CURATOR: Principal = {
+  user: 'curator@demo.studium',
+  full_name: 'Вера Кузнецова',
+  roles: ['Course Creator'],
+  scope: 'write',
+  space: 'personal',
+};
+
+/**
+ * Publishes a demo course map of examples/ through the release pipeline and opens it
+ * (publish_course), as a curator does; returns the course and its release.
+ */
+export async function openDemoCourse(bus: Bus, dir: string): Promise<{ course: string; release: Release }> {
+  const built = await buildFromDir(resolve(root, 'examples', dir));
+  if (!built.ok) throw new Error(`the demo map ${dir} is invalid`);
+  const published = await publishBuilt(bus, built, { publisher: BENCH_CURATOR.user });
+  if (!published.ok) throw new Error(`publish ${dir}: ${published.error.code}`);
+  const opened = await bus.request(publish_course, BENCH_CURATOR, { course: published.data.course });
+  if (!opened.ok) throw new Error(`publish_course ${dir}: ${opened.error.code}`);
+  return { course: published.data.course, release: built.release };
 }

@@ -10,11 +10,9 @@
 // count, p50, p99, calls/s and p50 / whoami p50; lessons completed per second; CPU per process and
 // PostgreSQL transactions and rows written per call. A refusal or a failure ends the bench.
 import type { ChildProcess } from 'node:child_process';
-import { resolve } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
-import { type Principal, publish_course, type Release } from '@studium/contracts';
+import type { Release } from '@studium/contracts';
 import { createBus, createLogger, migrate, openDatabase, PLATFORM_MIGRATIONS } from '@studium/platform';
-import { buildFromDir, publishBuilt } from '@studium/release';
 import { connect as natsConnect } from 'nats';
 import pg from 'pg';
 import { ensureServices } from '../scripts/ensure-services.ts';
@@ -22,19 +20,12 @@ import { EnrollmentAdmin } from '../services/enrollment/src/admin.ts';
 import { MIGRATIONS } from '../services/enrollment/src/app.ts';
 import type { EnrollmentDb } from '../services/enrollment/src/db.ts';
 import { CpuMeter, type DbCounters, syscalls } from './cpu.ts';
-import { benchPlace, connect, spawnTs, startServices, teardownBench } from './harness.ts';
+import { benchPlace, connect, openDemoCourse, spawnTs, startServices, teardownBench } from './harness.ts';
 
 const STUDENTS = Number(process.env.BENCH_STUDENTS ?? 600);
 const IN_FLIGHT = (process.env.BENCH_IN_FLIGHT ?? '16,64').split(',').map(Number);
 const PHASE_MS = Number(process.env.BENCH_PHASE_MS ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const CURATOR: Principal = {
-  user: 'curator@demo.studium',
-  full_name: 'Вера Кузнецова',
-  roles: ['Course Creator'],
-  scope: 'write',
-  space: 'personal',
-};
 const SERVICES = ['enrollment', 'courses', 'lessons', 'homework', 'knowledge', 'reporting'] as const;
 
 type Reply = { isError?: boolean; structuredContent?: { data?: Record<string, unknown>; error?: { code?: string } } };
@@ -268,14 +259,9 @@ try {
   const releases: Release[] = [];
   const courses: string[] = [];
   for (const dir of ['negotiation-basics', 'negotiation-advanced']) {
-    const built = await buildFromDir(resolve(import.meta.dirname, '../examples', dir));
-    if (!built.ok) throw new Error(`the demo map ${dir} is invalid`);
-    const published = await publishBuilt(bus, built, { publisher: 'curator@demo.studium' });
-    if (!published.ok) throw new Error(`publish ${dir}: ${published.error.code}`);
-    const opened = await bus.request(publish_course, CURATOR, { course: published.data.course });
-    if (!opened.ok) throw new Error(`publish_course ${dir}: ${opened.error.code}`);
-    courses.push(published.data.course);
-    releases.push(built.release);
+    const { course, release } = await openDemoCourse(bus, dir);
+    courses.push(course);
+    releases.push(release);
   }
   const key = quizKeys(releases);
 

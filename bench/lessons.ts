@@ -3,11 +3,9 @@
 // rounds, so a slow spell of the shared machine falls on both). Target: mark_goal's calls/s at 64
 // in flight at least half of whoami's.
 import type { ChildProcess } from 'node:child_process';
-import { resolve } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
-import { enroll, type Principal, publish_course, resolveToken } from '@studium/contracts';
+import { enroll, resolveToken } from '@studium/contracts';
 import { createBus, createLogger, migrate, openDatabase, PLATFORM_MIGRATIONS } from '@studium/platform';
-import { buildFromDir, publishBuilt } from '@studium/release';
 import { connect as natsConnect } from 'nats';
 import pg from 'pg';
 import { ensureServices } from '../scripts/ensure-services.ts';
@@ -15,19 +13,12 @@ import { EnrollmentAdmin } from '../services/enrollment/src/admin.ts';
 import { MIGRATIONS } from '../services/enrollment/src/app.ts';
 import type { EnrollmentDb } from '../services/enrollment/src/db.ts';
 import { CpuMeter } from './cpu.ts';
-import { benchPlace, connect, type Stats, startServices, teardownBench } from './harness.ts';
+import { benchPlace, connect, openDemoCourse, type Stats, startServices, teardownBench } from './harness.ts';
 
 const AGENTS = 64;
 const TOTAL = Number(process.env.BENCH_LESSONS_CALLS ?? 4000);
 const ROUNDS = 4;
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 600);
-const CURATOR: Principal = {
-  user: 'curator@demo.studium',
-  full_name: 'Вера Кузнецова',
-  roles: ['Course Creator'],
-  scope: 'write',
-  space: 'personal',
-};
 
 type Call = () => Promise<unknown>;
 
@@ -83,13 +74,7 @@ try {
   const { base, pids } = await startServices(['enrollment', 'courses', 'lessons'], env, children);
   const bus = createBus(nc, { prefix, timeoutMs: 10_000, log: createLogger('bench', 'silent'), trust });
 
-  const built = await buildFromDir(resolve(import.meta.dirname, '../examples/negotiation-basics'));
-  if (!built.ok) throw new Error('the demo map is invalid');
-  const published = await publishBuilt(bus, built, { publisher: CURATOR.user });
-  if (!published.ok) throw new Error(`publish: ${published.error.code}`);
-  const course = published.data.course;
-  const opened = await bus.request(publish_course, CURATOR, { course });
-  if (!opened.ok) throw new Error(`publish_course: ${opened.error.code}`);
+  const { course } = await openDemoCourse(bus, 'negotiation-basics');
 
   const url = `${base}/mcp`;
   const agents: Array<{ client: Client; session: string }> = [];

@@ -8,26 +8,17 @@
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { resolve } from 'node:path';
-import { enroll, type Principal, publish_course, releaseContent, resolveToken } from '@studium/contracts';
+import { enroll, releaseContent, resolveToken } from '@studium/contracts';
 import { createBus, createLogger, migrate, openDatabase, PLATFORM_MIGRATIONS } from '@studium/platform';
-import { buildFromDir, publishBuilt } from '@studium/release';
 import { connect as natsConnect } from 'nats';
 import { ensureServices } from '../scripts/ensure-services.ts';
 import { EnrollmentAdmin } from '../services/enrollment/src/admin.ts';
 import { MIGRATIONS } from '../services/enrollment/src/app.ts';
 import type { EnrollmentDb } from '../services/enrollment/src/db.ts';
 import { quizKey } from '../test/support/teach.ts';
-import { benchPlace, spawnTs, teardownBench } from './harness.ts';
+import { benchPlace, openDemoCourse, spawnTs, teardownBench } from './harness.ts';
 
 const CONVERSATIONS = Number(process.env.BENCH_TUTOR_CONVERSATIONS ?? 100);
-const CURATOR: Principal = {
-  user: 'curator@demo.studium',
-  full_name: 'Вера Кузнецова',
-  roles: ['Course Creator'],
-  scope: 'write',
-  space: 'personal',
-};
 
 const percentile = (s: number[], p: number) => s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
 const stats = (xs: number[]) => {
@@ -107,13 +98,7 @@ try {
     pids[name] = c.pid ?? 0;
   }
   const bus = createBus(nc, { prefix, timeoutMs: 10_000, log: createLogger('bench', 'silent'), trust });
-  const built = await buildFromDir(resolve(import.meta.dirname, '../examples/negotiation-basics'));
-  if (!built.ok) throw new Error('the demo map is invalid');
-  const published = await publishBuilt(bus, built, { publisher: CURATOR.user });
-  if (!published.ok) throw new Error(`publish: ${published.error.code}`);
-  const course = published.data.course;
-  const opened = await bus.request(publish_course, CURATOR, { course });
-  if (!opened.ok) throw new Error(`publish_course: ${opened.error.code}`);
+  const { course } = await openDemoCourse(bus, 'negotiation-basics');
   const content = await bus.request(releaseContent, null, { course });
   if (!content.ok) throw new Error(content.error.code);
   const key = quizKey(content.data.content);
