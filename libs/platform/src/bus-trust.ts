@@ -8,11 +8,21 @@ import type { PrincipalSigner, PrincipalVerifier, SignedPrincipal, TokenRefusal 
  */
 const signedPrincipals = new WeakMap<Principal, SignedPrincipal>();
 
-/** The principal of a verified token, as a handler receives it: frozen, and passed on with its token. */
+/**
+ * The principal of a verified token, as a handler receives it: frozen to the bottom (the verifier
+ * keeps it for the token's next requests, so no handler may change what another one sees), and
+ * passed on with its token.
+ */
 export function receivedPrincipal(signed: SignedPrincipal): Principal {
-  const principal = Object.freeze(signed.principal);
+  const principal = signed.principal;
+  if (!Object.isFrozen(principal)) deepFreeze(principal);
   signedPrincipals.set(principal, signed);
   return principal;
+}
+
+function deepFreeze(value: object): void {
+  for (const inner of Object.values(value)) if (inner && typeof inner === 'object') deepFreeze(inner);
+  Object.freeze(value);
 }
 
 /** How the bus proves and checks callers (see `PRINCIPAL_HEADER`). */
@@ -46,9 +56,44 @@ export function callerOf(
   return { ok: true, principal: receivedPrincipal(signed) };
 }
 
-/** The token a request for `principal` carries: the one it was received with, or a new signature. */
+/**
+ * How long past a request's deadline a token the edge signs stays valid, so that the next requests
+ * of the same caller on the same subject reuse it instead of being signed again (an Ed25519
+ * signature costs about 22 µs, and each distinct token costs every receiver a 60 µs verification:
+ * see {@link principalVerifier}'s cache). A captured token is thus good for at most the request
+ * timeout plus this long, on its own subject (or the forwarded endpoints) and for its own user.
+ */
+export const TOKEN_REUSE_MS = 5_000;
+
+/** Signed tokens kept at most (one per caller and subject in use; the oldest goes first). */
+const SIGNED_KEPT = 4096;
+
+/**
+ * The edge's tokens by caller and subject, reused while they outlive the request's deadline. What
+ * keeps it correct: a token is looked up by the whole principal (its JSON) and the subject, so a
+ * changed role, scope or space is a different key and gets its own signature; a token is used only
+ * while its expiry is at or past the request's deadline, as a fresh one would be.
+ */
+export class SignedTokens {
+  private readonly kept = new Map<string, { token: string; exp: number }>();
+  constructor(private readonly signer: PrincipalSigner) {}
+
+  tokenFor(principal: Principal, subject: string, deadline: number): string {
+    const key = `${subject}\n${JSON.stringify(principal)}`;
+    const held = this.kept.get(key);
+    if (held && held.exp >= deadline) return held.token;
+    const exp = deadline + TOKEN_REUSE_MS;
+    const token = this.signer.sign(principal, subject, exp);
+    this.kept.delete(key);
+    if (this.kept.size >= SIGNED_KEPT) this.kept.delete(this.kept.keys().next().value as string);
+    this.kept.set(key, { token, exp });
+    return token;
+  }
+}
+
+/** The token a request for `principal` carries: the one it was received with, or the edge's (kept or new) signature. */
 export function tokenFor(
-  signer: PrincipalSigner | undefined,
+  signer: SignedTokens | undefined,
   subject: string,
   principal: Principal,
   deadline: number,
@@ -58,5 +103,5 @@ export function tokenFor(
   if (!signer) {
     throw new Error(`${subject}: a principal not received from the edge cannot be sent (pass ctx.principal on)`);
   }
-  return signer.sign(principal, subject, deadline);
+  return signer.tokenFor(principal, subject, deadline);
 }

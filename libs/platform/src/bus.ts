@@ -11,7 +11,7 @@ import {
 } from 'nats';
 import type { Registry } from 'prom-client';
 import type { z } from 'zod';
-import { type BusTrust, callerOf, tokenFor } from './bus-trust.ts';
+import { type BusTrust, callerOf, SignedTokens, tokenFor } from './bus-trust.ts';
 import { ConcurrencyLimit } from './limiter.ts';
 import type { Logger } from './log.ts';
 import { type PlatformMetrics, platformMetrics } from './metrics.ts';
@@ -212,7 +212,7 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
   const subject = (s: string) => (opts.prefix ? `${opts.prefix}.${s}` : s);
   const stats: BusStats = { retries: 0, overloaded: 0, expired: 0, violations: 0 };
   const verifier = opts.trust?.verifier;
-  const signer = opts.trust?.signer;
+  const signer = opts.trust?.signer ? new SignedTokens(opts.trust.signer) : undefined;
   const metrics: PlatformMetrics | null = opts.metrics ? platformMetrics(opts.metrics) : null;
   const attemptTimeoutMs = opts.readAttemptTimeoutMs ?? 1000;
 

@@ -8,6 +8,9 @@ import {
   PRINCIPAL_HEADER,
   principalSigner,
   principalVerifier,
+  receivedPrincipal,
+  SignedTokens,
+  TOKEN_REUSE_MS,
   trustFromEnv,
 } from '@studium/platform';
 import { createTestEnv, EDGE_TRUST, SERVICE_TRUST, TEST_KEYS, type TestEnv } from '@studium/testing';
@@ -136,6 +139,55 @@ describe('a signed principal', () => {
     } finally {
       await svc.stop();
     }
+  });
+});
+
+describe('kept tokens', () => {
+  it("the edge reuses a caller's token per subject while it outlives the deadline, and signs anew otherwise", () => {
+    let signed = 0;
+    const base = principalSigner(TEST_KEYS.privateKey);
+    const tokens = new SignedTokens({
+      sign: (p, sub, exp) => {
+        signed++;
+        return base.sign(p, sub, exp);
+      },
+    });
+    const now = Date.now();
+    const first = tokens.tokenFor(anna, Mine.subject, now + 2000);
+    expect(tokens.tokenFor(anna, Mine.subject, now + 2000 + TOKEN_REUSE_MS)).toBe(first);
+    expect(signed).toBe(1);
+    // Past what the kept token covers, another subject, another space: new signatures.
+    expect(tokens.tokenFor(anna, Mine.subject, now + 2001 + TOKEN_REUSE_MS)).not.toBe(first);
+    expect(tokens.tokenFor(anna, Lookup.subject, now + 2000)).not.toBe(first);
+    const elsewhere = tokens.tokenFor({ ...anna, space: 'acme' }, Mine.subject, now + 2000);
+    expect(signed).toBe(4);
+    const verifier = principalVerifier(TEST_KEYS.publicKey);
+    expect(verifier.verify(elsewhere)).toMatchObject({ ok: true, signed: { principal: { space: 'acme' } } });
+    expect(verifier.verify(first)).toMatchObject({ ok: true, signed: { exp: now + 2000 + TOKEN_REUSE_MS } });
+  });
+
+  it('a verifier keeps what it verified only until expiry, and never what failed', () => {
+    const signer = principalSigner(TEST_KEYS.privateKey);
+    const verifier = principalVerifier(TEST_KEYS.publicKey);
+    const now = Date.now();
+    const token = signer.sign(anna, Mine.subject, now + 1000);
+    const first = verifier.verify(token, now);
+    expect(first).toMatchObject({ ok: true });
+    // The kept answer is the same object, frozen to the bottom: no handler can change another's principal.
+    const again = verifier.verify(token, now);
+    expect(again).toEqual(first);
+    if (!again.ok || !first.ok) throw new Error('kept token refused');
+    expect(again.signed).toBe(first.signed);
+    expect(Object.isFrozen(receivedPrincipal(again.signed).roles)).toBe(true);
+    // Expiry is checked on every use (2 s of skew allowed), kept or not.
+    expect(verifier.verify(token, now + 3001)).toEqual({ ok: false, reason: 'expired' });
+    expect(verifier.verify(token, now + 3001)).toEqual({ ok: false, reason: 'expired' });
+    // One changed character of a kept token is another token: verified from scratch, refused.
+    const [v, kid, payload, sig] = token.split('.') as [string, string, string, string];
+    const flipped = `${v}.${kid}.${payload}.${sig.slice(0, 10)}${sig[10] === 'A' ? 'B' : 'A'}${sig.slice(11)}`;
+    expect(verifier.verify(flipped, now)).toEqual({ ok: false, reason: 'bad_signature' });
+    const other = principalVerifier(generateEdgeKeys().publicKey);
+    expect(other.verify(token, now)).toEqual({ ok: false, reason: 'unknown_key' });
   });
 });
 
