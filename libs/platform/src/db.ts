@@ -39,6 +39,98 @@ class UnnamedClient extends pg.Client {
   }
 }
 
+/** The channel outbox relays LISTEN on (the payload names the schema whose outbox has new rows). */
+export const OUTBOX_NOTIFY_CHANNEL = 'studium_outbox';
+
+/** Per pool: what to run when one of its transactions (or statements) committed new outbox rows. */
+const outboxWakers = new WeakMap<pg.Pool, () => void>();
+
+/**
+ * Makes `wake` run after every commit on `pool` that inserted outbox rows (the outbox relay of this
+ * process registers itself; see {@link watchOutbox}). Returns the unregistration.
+ */
+export function onOutboxCommit(pool: pg.Pool, wake: () => void): () => void {
+  outboxWakers.set(pool, wake);
+  return () => {
+    if (outboxWakers.get(pool) === wake) outboxWakers.delete(pool);
+  };
+}
+
+/**
+ * The wake-up after a commit that added events. With a relay in this process, it is woken in
+ * process: no NOTIFY, which PostgreSQL delivers to every listening service on the database (each
+ * wakes, reads and drops it) and which serializes every notifying commit on one database-wide lock.
+ * Without one (a script, a process that only writes), a NOTIFY after the commit wakes the relays
+ * of the other processes, as one in the write itself would.
+ */
+function outboxCommitted(pool: pg.Pool): void {
+  const wake = outboxWakers.get(pool);
+  if (wake) {
+    wake();
+    return;
+  }
+  pool.query(`select pg_notify('${OUTBOX_NOTIFY_CHANNEL}', current_schema())`).catch(() => {
+    // Not notified: the relays' polling publishes the events.
+  });
+}
+
+/**
+ * Watches a pool client's statements for outbox inserts and calls {@link outboxCommitted} once
+ * they are committed: after the COMMIT of a transaction that ran one, or after the statement
+ * itself when it ran outside a transaction. What keeps it exact: every statement of a client goes
+ * through its `query` (Kysely's transactions run BEGIN, their statements and COMMIT or ROLLBACK on
+ * one checked-out client), a statement writes the outbox only with an `insert into outbox` in its
+ * text (addEvent, addEventsFrom and the services' own one-statement writes), and a wake-up too
+ * many costs one empty relay pass, never an event. A write that inserts through a function
+ * (mark_goal_write) wakes its relay itself.
+ */
+function watchOutbox(client: pg.PoolClient, pool: pg.Pool): void {
+  const original = client.query as (...args: unknown[]) => unknown;
+  let inTransaction = false;
+  let wrote = false;
+  (client as unknown as { query: (...args: unknown[]) => unknown }).query = function watched(
+    this: unknown,
+    ...args: unknown[]
+  ) {
+    const first = args[0] as string | { text?: string; submit?: unknown } | undefined;
+    const text = typeof first === 'string' ? first : typeof first?.submit === 'function' ? '' : (first?.text ?? '');
+    let wakeOnSuccess = false;
+    const head = text.length <= 64 ? text.trim().slice(0, 17).toLowerCase() : '';
+    if (head.startsWith('begin') || head.startsWith('start transaction')) {
+      inTransaction = true;
+      wrote = false;
+    } else if (head === 'commit' || head === 'end') {
+      wakeOnSuccess = wrote;
+      inTransaction = false;
+      wrote = false;
+    } else if (head === 'rollback' || head === 'abort') {
+      inTransaction = false;
+      wrote = false;
+    } else if (text.includes('insert into outbox')) {
+      if (inTransaction) wrote = true;
+      else wakeOnSuccess = true;
+    }
+    if (!wakeOnSuccess) return original.apply(this, args);
+    const last = args.at(-1);
+    if (typeof last === 'function') {
+      const done = last as (err: unknown, res: unknown) => void;
+      return original.apply(this, [
+        ...args.slice(0, -1),
+        (err: unknown, res: unknown) => {
+          if (!err) outboxCommitted(pool);
+          done(err, res);
+        },
+      ]);
+    }
+    const result = original.apply(this, args) as Promise<unknown>;
+    result.then(
+      () => outboxCommitted(pool),
+      () => {},
+    );
+    return result;
+  };
+}
+
 /** The pool LISTEN connections come from, per service pool (the direct one when configured). */
 const listenPools = new WeakMap<pg.Pool, pg.Pool>();
 
@@ -62,6 +154,7 @@ function newPool(url: string, schema: string, max: number, prepared: boolean): p
   pool.on('connect', (client) => {
     client.on('error', () => {});
     traceQueries(client);
+    watchOutbox(client, pool);
   });
   return pool;
 }

@@ -3,15 +3,13 @@ import { type EventKey, type EventPayload, events } from '@studium/contracts';
 import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 import { headers, type MsgHdrs, type NatsConnection } from 'nats';
 import type pg from 'pg';
-import { listenPoolOf } from './db.ts';
+import { listenPoolOf, OUTBOX_NOTIFY_CHANNEL, onOutboxCommit } from './db.ts';
 import { type EventEnvelope, ensureStream, streamNames } from './events.ts';
 import type { Logger } from './log.ts';
 import { startPump } from './pump.ts';
 import { contextOf, failSpan, injectTrace, SpanKind, traceparent, tracer } from './tracing.ts';
 
-const NOTIFY_CHANNEL = 'studium_outbox';
-/** The channel relays LISTEN on: a write that inserts its outbox rows in its own statement notifies it. */
-export const OUTBOX_NOTIFY_CHANNEL = NOTIFY_CHANNEL;
+const NOTIFY_CHANNEL = OUTBOX_NOTIFY_CHANNEL;
 const enc = new TextEncoder();
 
 /** A new event's envelope, as {@link addEvent} stores it in the outbox's payload. */
@@ -21,14 +19,14 @@ export function eventEnvelope<T>(subject: string, data: T): EventEnvelope<T> {
 }
 
 /**
- * Records a domain event in the caller's transaction; the relay publishes it after commit.
- * The subject is the contract's event subject (`evt.<service>.<event>`), without the prefix.
+ * Records a domain event in the caller's transaction; the relay publishes it after commit (the
+ * pool's client sees the insert and wakes this process's relay once the transaction commits: see
+ * `watchOutbox` in db.ts). The subject is the contract's event subject (`evt.<service>.<event>`),
+ * without the prefix.
  */
 export async function addEvent<DB>(trx: Transaction<DB> | Kysely<DB>, subject: string, data: unknown): Promise<string> {
   const envelope = eventEnvelope(subject, data);
-  // One round trip: the insert and the wake-up (delivered at commit) in one statement.
-  await sql`with e as (insert into outbox (subject, payload) values (${subject}, ${JSON.stringify(envelope)}::jsonb) returning 1)
-    select pg_notify(${NOTIFY_CHANNEL}, current_schema()) from e`.execute(trx);
+  await sql`insert into outbox (subject, payload) values (${subject}, ${JSON.stringify(envelope)}::jsonb)`.execute(trx);
   return envelope.id;
 }
 
@@ -49,8 +47,8 @@ export function emitEvent<DB, K extends EventKey>(
  * Records one event per row of `rows` in the caller's transaction with ONE `INSERT … SELECT`: the
  * set-based form of {@link addEvent} for a change of many rows at once. `rows` is a query selecting
  * `data` (jsonb: the event's data) and `ord` (the order the events are written and so published in).
- * Each event gets its own id (the Nats-Msg-Id); all share `occurred_at`. The envelope and the NOTIFY
- * are those of {@link addEvent}. Returns how many events were recorded.
+ * Each event gets its own id (the Nats-Msg-Id); all share `occurred_at`. The envelope and the
+ * wake-up are those of {@link addEvent}. Returns how many events were recorded.
  */
 export async function addEventsFrom<DB>(
   trx: Transaction<DB> | Kysely<DB>,
@@ -58,15 +56,14 @@ export async function addEventsFrom<DB>(
   rows: RawBuilder<unknown>,
 ): Promise<number> {
   const occurredAt = new Date().toISOString();
-  // One round trip: the insert, its count and (when it wrote any) the wake-up delivered at commit.
+  // One round trip: the insert and its count.
   const r = await sql<{ n: string }>`with ins as (insert into outbox (subject, payload)
       select ${subject}, jsonb_build_object('id', gen_random_uuid()::text, 'type', ${subject}::text,
         'occurred_at', ${occurredAt}::text, 'data', e.data)
       from (${rows}) as e
       order by e.ord
-      returning 1),
-    c as (select count(*) as n from ins)
-    select n, case when n > 0 then pg_notify(${NOTIFY_CHANNEL}, current_schema()) end as woke from c`.execute(trx);
+      returning 1)
+    select count(*) as n from ins`.execute(trx);
   return Number(r.rows[0]?.n ?? 0);
 }
 
@@ -93,6 +90,12 @@ export interface RelayOptions {
   intervalMs?: number;
   /** First delay before listening again after the LISTEN connection is lost; doubles up to 30 s (default 500). */
   listenRetryMs?: number;
+  /**
+   * After a commit of this process that added events, the relay runs this much later, so that the
+   * events of every commit meanwhile go out in one pass (one transaction, one socket write) instead
+   * of one pass each (default 5; 0: at once).
+   */
+  wakeWindowMs?: number;
 }
 
 /** A running relay: publish the outbox to JetStream until stopped. */
@@ -104,7 +107,12 @@ export interface Relay {
    * committed events without NOTIFY, which wakes this process's relay only.
    */
   kick(): void;
-  /** True while the relay holds a LISTEN connection (commits wake it at once); polling covers the gaps. */
+  /**
+   * A pass within `wakeWindowMs`, shared by every wake-up meanwhile: for a write that added events
+   * where the pool's watcher does not see them (an insert inside an SQL function).
+   */
+  wake(): void;
+  /** True while the relay holds a LISTEN connection (other processes' commits wake it); polling covers the gaps. */
   readonly listening: boolean;
   stop(): Promise<void>;
 }
@@ -155,14 +163,16 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     };
     client.on('error', onError);
     try {
-      await client.query('begin');
       // Taken and marked in one statement: the rows stay locked (other relays skip them) and the
       // mark stays invisible until the commit after the publish; a failed publish rolls it back.
-      const { rows } = await client.query<{ id: number; subject: string; payload: EventEnvelope }>(
-        `update outbox set published_at = now()
+      // BEGIN goes in the same round trip (a simple query of two statements; pg answers with both
+      // results), so a pass costs two round trips, not three.
+      const results = (await client.query(
+        `begin; update outbox set published_at = now()
           where id in (select id from outbox where published_at is null order by id limit 100 for update skip locked)
           returning id, subject, payload`,
-      );
+      )) as unknown as Array<pg.QueryResult<{ id: number; subject: string; payload: EventEnvelope }>>;
+      const rows = results[1]?.rows ?? [];
       rows.sort((a, b) => a.id - b.id);
       // Sent together (one socket write for the batch) and acknowledged together, in id order on
       // one connection, so the stream keeps that order. A failed publish rolls the batch back; the
@@ -274,18 +284,38 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     }
   };
   const pump = startPump(drain, { intervalMs: opts.intervalMs ?? 1000, log: opts.log, name: 'outbox relay' });
+  const windowMs = opts.wakeWindowMs ?? 5;
+  let wakeTimer: NodeJS.Timeout | null = null;
+  const wake = () => {
+    if (stopped) return;
+    if (windowMs === 0) {
+      void pump.kick();
+      return;
+    }
+    if (wakeTimer) return;
+    wakeTimer = setTimeout(() => {
+      wakeTimer = null;
+      void pump.kick();
+    }, windowMs);
+  };
+  // This process's commits wake this relay directly (no NOTIFY: see db.ts's outboxCommitted).
+  const unwatch = onOutboxCommit(opts.pool, wake);
   await listen();
 
   return {
     flush: () => pump.flush(),
     kick: () => void pump.kick(),
+    wake,
     get listening() {
       return listener !== null;
     },
     async stop() {
       stopped = true;
+      unwatch();
       if (retry) clearTimeout(retry);
       retry = null;
+      if (wakeTimer) clearTimeout(wakeTimer);
+      wakeTimer = null;
       await pump.stop();
       const l = listener;
       listener = null;

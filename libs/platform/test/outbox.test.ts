@@ -2,6 +2,7 @@ import { addEvent, addEventsFrom, type Database, type Relay, startRelay, streamN
 import { createTestEnv, eventually, type TestEnv } from '@studium/testing';
 import { sql } from 'kysely';
 import type { JetStreamManager, Subscription } from 'nats';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EventDb, openEventSchema, storedCount } from './support/event-schema.ts';
 
@@ -165,13 +166,21 @@ describe('outbox relay', () => {
     expect(stored).toEqual(ids);
   });
 
-  it('kick() publishes what was committed without NOTIFY', async () => {
+  it('kick() publishes what was committed without NOTIFY by a client outside the pool', async () => {
     const subject = 'evt.platformtest.kicked';
     const id = 'kicked-1';
     const envelope = { id, type: subject, occurred_at: new Date().toISOString(), data: {} };
-    await sql`insert into outbox (subject, payload) values (${subject}, ${JSON.stringify(envelope)}::jsonb)`.execute(
-      database.db,
-    );
+    // A client of no service pool: nothing watches it, and it notifies no one.
+    const outside = new pg.Client({ connectionString: env.databaseUrl, options: `-c search_path=${SCHEMA}` });
+    await outside.connect();
+    try {
+      await outside.query('insert into outbox (subject, payload) values ($1, $2::jsonb)', [
+        subject,
+        JSON.stringify(envelope),
+      ]);
+    } finally {
+      await outside.end();
+    }
     // Neither a notification nor the poll (a minute) would publish it within the second.
     await new Promise((r) => setTimeout(r, 300));
     expect(published.get(subject)).toBeUndefined();
@@ -183,6 +192,43 @@ describe('outbox relay', () => {
     const subject = 'evt.platformtest.notified';
     const id = await database.db.transaction().execute((trx) => addEvent(trx, subject, {}));
     await eventually(async () => expect(published.get(subject)).toEqual([id]), 900);
+  });
+
+  it("is woken in process by its own pool's commits, without NOTIFY, and not by a rolled-back write", async () => {
+    // A second pool on the schema without a relay of its own: its commits notify (the fallback).
+    const notified: string[] = [];
+    const listener = new pg.Client({ connectionString: env.databaseUrl });
+    await listener.connect();
+    listener.on('notification', (n) => notified.push(n.payload ?? ''));
+    await listener.query('listen studium_outbox');
+    const writer = await openEventSchema(env, SCHEMA);
+    databases.push(writer);
+    try {
+      const inTransaction = 'evt.platformtest.in_process';
+      const id = await database.db.transaction().execute((trx) => addEvent(trx, inTransaction, {}));
+      await eventually(async () => expect(published.get(inTransaction)).toEqual([id]), 900);
+      // Outside a transaction (a one-statement write), through Kysely's pool too.
+      const alone = 'evt.platformtest.in_process_alone';
+      const aloneId = await addEvent(database.db, alone, {});
+      await eventually(async () => expect(published.get(alone)).toEqual([aloneId]), 900);
+      expect(notified).toEqual([]);
+      // The other pool has no relay: its commit notifies, and the relay (LISTEN) publishes it.
+      const fromScript = 'evt.platformtest.from_script';
+      const scriptId = await writer.db.transaction().execute((trx) => addEvent(trx, fromScript, {}));
+      await eventually(async () => expect(published.get(fromScript)).toEqual([scriptId]), 900);
+      expect(notified).toEqual([SCHEMA]);
+      // A rolled-back write wakes nothing and notifies no one.
+      await expect(
+        writer.db.transaction().execute(async (trx) => {
+          await addEvent(trx, 'evt.platformtest.never', {});
+          throw new Error('abort');
+        }),
+      ).rejects.toThrow('abort');
+      await new Promise((r) => setTimeout(r, 100));
+      expect(notified).toEqual([SCHEMA]);
+    } finally {
+      await listener.end();
+    }
   });
 
   it('survives losing its LISTEN connection and listens again (no crash, still woken by commits)', async () => {

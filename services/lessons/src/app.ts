@@ -33,21 +33,6 @@ export interface LessonsApp extends App {
   flush(): Promise<void>;
 }
 
-/**
- * A wake-up that fires at most once per window, at its end: the events of every write within it
- * go out in one relay pass (one transaction and one socket write) instead of one pass each.
- */
-function coalesced(kick: () => void, windowMs: number): () => void {
-  let timer: NodeJS.Timeout | null = null;
-  return () => {
-    if (timer) return;
-    timer = setTimeout(() => {
-      timer = null;
-      kick();
-    }, windowMs);
-  };
-}
-
 /** Registers the lesson tools on the bus and starts the outbox relay and the release consumer. */
 export async function createApp({
   bus,
@@ -84,8 +69,12 @@ export async function createApp({
     prefix: bus.prefix,
     log,
     intervalMs: cfg.OUTBOX_POLL_MS,
+    // The events of every write within the window go out in one relay pass (one transaction and
+    // one socket write) instead of one pass each.
+    wakeWindowMs: cfg.OUTBOX_KICK_WINDOW_MS,
   });
-  deps.relay = { kick: coalesced(() => relay.kick(), cfg.OUTBOX_KICK_WINDOW_MS) };
+  // mark_goal writes its events inside an SQL function, which the pool's watcher does not see.
+  deps.relay = { kick: relay.wake };
   const consumer = await startReleaseConsumer(deps, nc, metrics);
   const service = await bus.serve('lessons', [
     ...startLessonHandlers(deps),

@@ -1,5 +1,5 @@
 import { type CourseAccess, events, type LessonPassed, lessonId, type QuizAttemptCancelled } from '@studium/contracts';
-import { emitEvent, eventEnvelope, OUTBOX_NOTIFY_CHANNEL } from '@studium/platform';
+import { emitEvent, eventEnvelope } from '@studium/platform';
 import { sql } from 'kysely';
 import type { CancelReason } from './db.ts';
 import type { LessonsDeps } from './deps.ts';
@@ -66,7 +66,7 @@ export async function passRun(
       update sessions set status = 'closed', closed_at = now(), last_activity_at = now()
       where id = ${v.close} and status = 'open'),
     e as (insert into outbox (subject, payload) values (${subject}, ${JSON.stringify(envelope)}::jsonb) returning 1)
-    select pg_notify(${OUTBOX_NOTIFY_CHANNEL}, current_schema()) from e`.execute(trx);
+    select count(*) from e`.execute(trx);
   return passed;
 }
 

@@ -1,4 +1,3 @@
-import { OUTBOX_NOTIFY_CHANNEL } from '@studium/platform';
 import { type Kysely, sql } from 'kysely';
 import type { HomeworkDb } from '../db.ts';
 import type { DocumentState } from '../domain/document.ts';
@@ -64,7 +63,7 @@ export class DocumentRepository {
         where user_id = ${k.user} and course = ${k.course} and space = ${k.space} and artifact = ${k.artifact}),
       e as (insert into outbox (subject, payload) values (${event.subject}, ${JSON.stringify(event.envelope)}::jsonb)
         returning 1)
-      select pg_notify(${OUTBOX_NOTIFY_CHANNEL}, current_schema()) from e`.execute(this.db);
+      select count(*) from e`.execute(this.db);
   }
 
   async save(k: DocumentKey, content: DocumentState): Promise<void> {

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { OUTBOX_NOTIFY_CHANNEL } from '@studium/platform';
 import { type Kysely, sql } from 'kysely';
 import type { Channel, LessonsDb, SessionStatus } from '../db.ts';
 import type { Mark } from '../domain/lesson-progress.ts';
@@ -216,9 +215,8 @@ export class SessionRepository {
         insert into outbox (subject, payload)
         select ${subject}, jsonb_set(${JSON.stringify(event(id))}::jsonb, '{data,at}',
           to_jsonb(to_char(s.started_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))
-        from s returning 1),
-      n as (select pg_notify(${OUTBOX_NOTIFY_CHANNEL}, current_schema()) from e)
-      select s.*, (select count(*) from n) as notified from s`.execute(q);
+        from s returning 1)
+      select s.*, (select count(*) from e) as notified from s`.execute(q);
     const { notified: _, ...session } = rows[0] as Session & { notified: unknown };
     return session;
   }
