@@ -4,24 +4,21 @@ import { sql } from 'kysely';
 import type { ConsumerMessages, JsMsg, NatsConnection } from 'nats';
 import type { Registry } from 'prom-client';
 import { parkDeadLetter } from './dead-letters.ts';
-import {
-  type EventEnvelope,
-  ensureConsumer,
-  ensureStream,
-  filtersManySubjects,
-  keepWorking,
-  streamNames,
-  subjectMatches,
-} from './events.ts';
+import { type DurablePlan, durablePlan, ensureDurable, RETIRED_DURABLE_IDLE_MS } from './durables.ts';
+import { type EventEnvelope, ensureStream, filtersManySubjects, keepWorking, streamNames } from './events.ts';
 import type { Logger } from './log.ts';
 import { platformMetrics } from './metrics.ts';
-import { type RunningConsumer, superviseConsumer } from './supervisor.ts';
+import { allOf, type RunningConsumer, superviseConsumer } from './supervisor.ts';
 import { consumeTraced } from './tracing.ts';
 
 export interface ConsumerOptions<DB> {
   nc: NatsConnection;
   prefix: string;
-  /** Durable name: one per consuming purpose; replicas with the same name share the work. */
+  /**
+   * Durable name: one per consuming purpose; replicas with the same name share the work. Several
+   * subjects on NATS before 2.10 are read through one durable per subject (`subjectDurable`); the
+   * processed marks and dead letters carry this name in either case.
+   */
   durable: string;
   /** Event subjects without prefix, e.g. `evt.courses.course_published`. */
   subjects: string[];
@@ -59,26 +56,33 @@ const MAX_RETRY_DELAY_MS = 60_000;
  * `dead_letters` with the error, counted, and acknowledged, so one poison event never blocks or
  * spins the consumer. A loop that ends without `stop()` (durable deleted, stream gone) is
  * restarted with backoff by `superviseConsumer`, re-creating the durable; `consumersReady` fails
- * meanwhile.
+ * meanwhile. The server delivers only the consumer's subjects: one durable filters on all of them
+ * (NATS 2.10+), or, on older servers, one durable per subject, each its own supervised loop, with
+ * the same handler and marks (see `durablePlan`); the consumer is `running` while all of them are.
  */
 export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<RunningConsumer> {
   const names = streamNames(opts.prefix);
   const maxAttempts = opts.maxAttempts ?? 5;
   const retryDelayMs = opts.retryDelayMs ?? 1000;
   const metrics = opts.metrics ? platformMetrics(opts.metrics) : null;
-  let wanted: string[] | null = null;
+  const plans = durablePlan(opts.durable, opts.subjects, filtersManySubjects(opts.nc));
 
-  async function open(): Promise<ConsumerMessages> {
+  async function open(plan: DurablePlan): Promise<ConsumerMessages> {
     const jsm = await ensureStream(opts.nc, opts.prefix);
-    const filtered = await ensureConsumer(jsm, opts.prefix, opts.durable, opts.subjects, filtersManySubjects(opts.nc));
-    // Without a server-side filter (NATS < 2.10, several subjects) other events are acknowledged and skipped.
-    wanted = filtered ? null : opts.subjects.map(names.subject);
-    const consumer = await opts.nc.jetstream().consumers.get(names.stream, opts.durable);
+    const ensured = await ensureDurable(jsm, opts.prefix, plan);
+    if (ensured.created && plan.replaces.length)
+      opts.log.info({ durable: plan.name, startedAfter: ensured.startedAfter }, 'consumer: durable created');
+    if (ensured.retired.length)
+      opts.log.info(
+        { durable: plan.name, retired: ensured.retired, idleMs: RETIRED_DURABLE_IDLE_MS },
+        'consumer: durables of the other mode retired, the server deletes them once idle',
+      );
+    const consumer = await opts.nc.jetstream().consumers.get(names.stream, plan.name);
     // Without abort_on_missing_resource a deleted durable leaves the loop waiting forever, silently.
     // Messages buffered here wait with their ack timers running and only the one being handled is
     // beaten (keepWorking): ACK_WAIT_MS (3 s) must cover handling all of them, or a slow patch
     // redelivers them to the other replica too (with 32 and a 150 ms handler, 22 of 40 events went
-    // twice). Four fit a handler of up to half a second.
+    // twice). Four fit a handler of up to half a second (per durable: each loop handles its own).
     return consumer.consume({ max_messages: 4, abort_on_missing_resource: true });
   }
 
@@ -107,10 +111,6 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
   }
 
   async function take(m: JsMsg): Promise<void> {
-    if (wanted && !wanted.some((s) => subjectMatches(s, m.subject))) {
-      m.ack();
-      return;
-    }
     let event: EventEnvelope;
     try {
       event = m.json<EventEnvelope>();
@@ -143,16 +143,27 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
     }
   }
 
-  return superviseConsumer({
-    name: opts.durable,
-    log: opts.log,
-    open,
-    async run(messages) {
-      for await (const m of messages) await consumeTraced(m, () => take(m));
-    },
-    restartDelayMs: opts.restartDelayMs,
-    metrics: opts.metrics,
-  });
+  const parts: RunningConsumer[] = [];
+  try {
+    for (const plan of plans) {
+      parts.push(
+        await superviseConsumer({
+          name: plan.name,
+          log: opts.log,
+          open: () => open(plan),
+          async run(messages) {
+            for await (const m of messages) await consumeTraced(m, () => take(m));
+          },
+          restartDelayMs: opts.restartDelayMs,
+          metrics: opts.metrics,
+        }),
+      );
+    }
+  } catch (err) {
+    await Promise.all(parts.map((p) => p.stop()));
+    throw err;
+  }
+  return parts.length === 1 ? (parts[0] as RunningConsumer) : allOf(parts);
 }
 
 /** What a typed consumer does with each event it takes, by the event's key in the contracts catalog. */

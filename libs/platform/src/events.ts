@@ -1,5 +1,13 @@
 import { EVENTS_STREAM } from '@studium/contracts';
-import { AckPolicy, DeliverPolicy, type JetStreamManager, type JsMsg, type NatsConnection, nanos } from 'nats';
+import {
+  AckPolicy,
+  type ConsumerConfig,
+  DeliverPolicy,
+  type JetStreamManager,
+  type JsMsg,
+  type NatsConnection,
+  nanos,
+} from 'nats';
 
 /**
  * How long JetStream waits for a consumer's ack before it redelivers to another replica: what a
@@ -77,9 +85,26 @@ export function subjectMatches(pattern: string, subject: string): boolean {
 }
 
 /**
+ * The configuration every durable on the events stream shares: explicit acks, redelivered without
+ * limit (the consumer parks what keeps failing), {@link ACK_WAIT_MS}; from the start of the stream.
+ * `subjects` are full (prefixed) subjects; one is a `filter_subject`, several `filter_subjects`.
+ */
+export function durableConfig(durable: string, subjects: string[]): Partial<ConsumerConfig> & { durable_name: string } {
+  return {
+    durable_name: durable,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    ...(subjects.length === 1 ? { filter_subject: subjects[0] } : subjects.length ? { filter_subjects: subjects } : {}),
+    ack_wait: nanos(ACK_WAIT_MS),
+    max_deliver: -1,
+  };
+}
+
+/**
  * Creates or updates a durable pull consumer on the events stream. Returns false when the server
  * cannot filter on several subjects (`manyFilters` false, NATS < 2.10): the consumer then gets the
- * whole stream and must skip the other subjects itself.
+ * whole stream and must skip the other subjects itself. The platform's consumers do not take that
+ * path (they read one durable per subject there, see `durablePlan`); reporting's batch consumer does.
  */
 export async function ensureConsumer(
   jsm: JetStreamManager,
@@ -91,13 +116,6 @@ export async function ensureConsumer(
   const names = streamNames(prefix);
   const subjects = filterSubjects.map(names.subject);
   const filtered = subjects.length === 1 || manyFilters;
-  await jsm.consumers.add(names.stream, {
-    durable_name: durable,
-    ack_policy: AckPolicy.Explicit,
-    deliver_policy: DeliverPolicy.All,
-    ...(subjects.length === 1 ? { filter_subject: subjects[0] } : filtered ? { filter_subjects: subjects } : {}),
-    ack_wait: nanos(ACK_WAIT_MS),
-    max_deliver: -1,
-  });
+  await jsm.consumers.add(names.stream, durableConfig(durable, filtered ? subjects : []));
   return filtered;
 }

@@ -4,6 +4,7 @@ export * from './config.ts';
 export * from './consumer.ts';
 export * from './db.ts';
 export * from './dead-letters.ts';
+export * from './durables.ts';
 export * from './events.ts';
 export * from './health.ts';
 export * from './homework-files.ts';

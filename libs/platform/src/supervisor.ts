@@ -117,3 +117,22 @@ export async function superviseConsumer(opts: SupervisorOptions): Promise<Runnin
   live.set(state, opts.name);
   return state;
 }
+
+/**
+ * One consumer made of several supervised loops (a consumer's durables, one per subject, on NATS
+ * before 2.10): running only while all are, restarts summed, `stop()` stops them all. Readiness
+ * still names the loop that is down.
+ */
+export function allOf(parts: RunningConsumer[]): RunningConsumer {
+  return {
+    get running() {
+      return parts.every((p) => p.running);
+    },
+    get restarts() {
+      return parts.reduce((n, p) => n + p.restarts, 0);
+    },
+    async stop() {
+      await Promise.all(parts.map((p) => p.stop()));
+    },
+  };
+}

@@ -2,16 +2,22 @@ import { randomUUID } from 'node:crypto';
 import {
   type ConsumerOptions,
   type Database,
+  durablePlan,
   type EventEnvelope,
+  ensureConsumer,
+  ensureDurable,
   ensureStream,
+  filtersManySubjects,
+  RETIRED_DURABLE_IDLE_MS,
   type RunningConsumer,
   startConsumer,
   streamNames,
+  subjectDurable,
   subjectMatches,
 } from '@studium/platform';
 import { createTestEnv, eventually, type TestEnv } from '@studium/testing';
 import { sql } from 'kysely';
-import { headers, type JetStreamClient, type JetStreamManager } from 'nats';
+import { type ConsumerInfo, DeliverPolicy, headers, type JetStreamClient, type JetStreamManager, nanos } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EventDb, openEventSchema } from './support/event-schema.ts';
 
@@ -55,11 +61,18 @@ async function consume(
   return c;
 }
 
-/** Waits until the durable has nothing pending or unacknowledged. */
+/** The JetStream durables of a consumer: its own name, or one per subject (`<durable>--…`). */
+async function durablesOf(durable: string): Promise<ConsumerInfo[]> {
+  const all = await jsm.consumers.list(streamNames(env.prefix).stream).next();
+  return all.filter((c) => c.name === durable || c.name.startsWith(`${durable}--`));
+}
+
+/** Waits until the consumer's durables have nothing pending or unacknowledged. */
 async function settled(durable: string): Promise<void> {
   await eventually(async () => {
-    const info = await jsm.consumers.info(streamNames(env.prefix).stream, durable);
-    expect(info.num_pending + info.num_ack_pending).toBe(0);
+    const infos = await durablesOf(durable);
+    expect(infos.length).toBeGreaterThan(0);
+    for (const info of infos) expect(info.num_pending + info.num_ack_pending).toBe(0);
   });
 }
 
@@ -162,6 +175,114 @@ describe('startConsumer', () => {
     expect(parked.rows).toEqual([
       { consumer: 'poison', msg_id: null },
       { consumer: 'poison', msg_id: null },
+    ]);
+  });
+
+  it('is delivered only its subjects (one durable per subject before NATS 2.10) and applies each event once', async () => {
+    await sql`truncate tally`.execute(database.db);
+    const [a, b, noise] = ['evt.platformtest.picked_a', 'evt.platformtest.picked_b', 'evt.platformtest.noise'];
+    let failed = false;
+    await consume('picky', [a, b], async (trx, event) => {
+      await record(trx, event);
+      if ((event.data as { note: string }).note === 'a1' && !failed) {
+        failed = true;
+        throw new Error('transient');
+      }
+    });
+    for (let i = 0; i < 60; i++) await publish(noise, { note: `noise ${i}` });
+    const b1 = await publish(b, { note: 'b1' });
+    await publish(a, { note: 'a1' });
+    await publish(b, { note: 'b1' }, b1, `${b1}-again`);
+    await publish(a, { note: 'a2' });
+    await eventually(async () => expect(failed).toBe(true));
+    await settled('picky');
+    expect((await tally()).map((t) => t.note)).toEqual(['a1', 'a2', 'b1']);
+
+    const infos = await durablesOf('picky');
+    // Deliveries, redeliveries included: the four events of a and b and a1 again. Not one of
+    // the 60 noise events (nor the other tests' events on the stream) was sent to this consumer.
+    expect(infos.reduce((n, i) => n + i.delivered.consumer_seq, 0)).toBe(5);
+    expect(infos.reduce((n, i) => n + i.num_redelivered, 0)).toBe(0);
+    const plan = durablePlan('picky', [a, b], filtersManySubjects(env.nc));
+    expect(infos.map((i) => i.name).sort()).toEqual(plan.map((p) => p.name).sort());
+    if (plan.length > 1) {
+      // This machine's NATS 2.9: one durable per subject, each with its single filter.
+      const names = streamNames(env.prefix);
+      expect(infos.map((i) => i.config.filter_subject).sort()).toEqual([names.subject(a), names.subject(b)]);
+    }
+  });
+
+  it('takes over from the single unfiltered durable of an older release without losing or replaying events', async (ctx) => {
+    // Only servers without filter_subjects had that durable, and only there is it replaced.
+    if (filtersManySubjects(env.nc)) ctx.skip();
+    await sql`truncate tally`.execute(database.db);
+    const [a, b] = ['evt.platformtest.handover_a', 'evt.platformtest.handover_b'];
+    const names = streamNames(env.prefix);
+    // The previous release's durable: no filter, every event of the stream, acknowledged so far.
+    await ensureConsumer(jsm, env.prefix, 'handover', [a, b], false);
+    // Applied by the previous release, its processed mark since deleted by retention: never again.
+    await publish(a, { note: 'applied before' });
+    const old = await js.consumers.get(names.stream, 'handover');
+    for (;;) {
+      const info = await jsm.consumers.info(names.stream, 'handover');
+      if (info.num_pending === 0) break;
+      for await (const m of await old.fetch({ max_messages: 500, expires: 1000 })) m.ack();
+    }
+    // Pending on the old durable when the new release starts: one delivered to a replica that
+    // dies before its ack, one not delivered yet.
+    await publish(a, { note: 'in flight' });
+    await publish(b, { note: 'not delivered' });
+    const inFlight = await old.next();
+    expect(inFlight?.json<EventEnvelope>().data).toEqual({ note: 'in flight' });
+
+    await consume('handover', [a, b], record);
+    const parts = async () => (await durablesOf('handover')).filter((i) => i.name !== 'handover');
+    await eventually(async () => {
+      expect(await parts()).toHaveLength(2);
+      for (const part of await parts()) expect(part.num_pending + part.num_ack_pending).toBe(0);
+    });
+    expect((await tally()).map((t) => t.note)).toEqual(['in flight', 'not delivered']);
+    for (const part of await parts()) expect(part.config.deliver_policy).toBe(DeliverPolicy.StartSequence);
+    // The old durable is left to the server, which deletes it once nobody pulls it.
+    const retired = await jsm.consumers.info(names.stream, 'handover');
+    expect(retired.config.inactive_threshold).toBe(nanos(RETIRED_DURABLE_IDLE_MS));
+  });
+
+  it('starts a replacing durable after the stream position its idle predecessor had done', async () => {
+    const subject = 'evt.platformtest.quiet';
+    const names = streamNames(env.prefix);
+    // A predecessor with everything of its subject acknowledged; the stream went on with others.
+    await consume('quiet-old', [subject], record);
+    await publish(subject, { note: 'quiet' });
+    await settled('quiet-old');
+    for (let i = 0; i < 5; i++) await publish('evt.platformtest.noise', { note: `later ${i}` });
+    const last = (await jsm.streams.info(names.stream)).state.last_seq;
+    const plan = { name: 'quiet-new', subjects: [subject], replaces: ['quiet-old', 'quiet-never'] };
+    expect(await ensureDurable(jsm, env.prefix, plan)).toEqual({
+      startedAfter: last,
+      created: true,
+      retired: ['quiet-old'],
+    });
+    const info = await jsm.consumers.info(names.stream, 'quiet-new');
+    expect(info.config.opt_start_seq).toBe(last + 1);
+    // Again (a restart, a sibling replica): the durable keeps its start, nothing is retired twice.
+    expect(await ensureDurable(jsm, env.prefix, plan)).toEqual({ startedAfter: null, created: false, retired: [] });
+    expect((await jsm.consumers.info(names.stream, 'quiet-new')).config.opt_start_seq).toBe(last + 1);
+  });
+
+  it('names one durable per subject within NATS name rules, distinct per subject', () => {
+    const lesson = subjectDurable('homework-lessons', 'evt.lessons.lesson_passed');
+    expect(lesson).toMatch(/^homework-lessons--evt_lessons_lesson_passed-[0-9a-f]{8}$/);
+    expect(subjectDurable('d', 'evt.a.b_c')).not.toBe(subjectDurable('d', 'evt.a_b.c'));
+    expect(subjectDurable('d', 'evt.*.>')).toMatch(/^d--evt_any_all-[0-9a-f]{8}$/);
+    expect(durablePlan('d', ['evt.a'], false)).toEqual([{ name: 'd', subjects: ['evt.a'], replaces: [] }]);
+    const parts = [subjectDurable('d', 'evt.a'), subjectDurable('d', 'evt.b')];
+    expect(durablePlan('d', ['evt.a', 'evt.b'], true)).toEqual([
+      { name: 'd', subjects: ['evt.a', 'evt.b'], replaces: parts },
+    ]);
+    expect(durablePlan('d', ['evt.a', 'evt.b'], false)).toEqual([
+      { name: parts[0], subjects: ['evt.a'], replaces: ['d'] },
+      { name: parts[1], subjects: ['evt.b'], replaces: ['d'] },
     ]);
   });
 
