@@ -15,6 +15,7 @@ import {
 } from '@studium/platform';
 import { buildFromDir, publishBuilt } from '@studium/release';
 import type { NatsConnection } from 'nats';
+import pg from 'pg';
 import { natsPid } from './cpu.ts';
 
 const root = resolve(import.meta.dirname, '..');
@@ -29,6 +30,9 @@ export async function benchPlace(tag: string) {
   const prefix = `bench${tag}${id}`;
   const databaseUrl = `postgres://postgres@127.0.0.1:5432/studium_bench${tag}_${id}`;
   await ensureDatabase(databaseUrl);
+  // BENCH_PG_LOG=1: every statement of the run's database goes to the server's log with its
+  // duration (where the database's time goes, without pg_stat_statements); costs the run some speed.
+  if (process.env.BENCH_PG_LOG) await logStatements(databaseUrl);
   const keys = generateEdgeKeys();
   const trust: BusTrust = { signer: principalSigner(keys.privateKey), verifier: principalVerifier(keys.publicKey) };
   const env: Record<string, string> = {
@@ -43,6 +47,17 @@ export async function benchPlace(tag: string) {
     STUDIUM_ENV: 'development',
   };
   return { id, prefix, databaseUrl, env, trust };
+}
+
+async function logStatements(databaseUrl: string): Promise<void> {
+  const name = new URL(databaseUrl).pathname.slice(1);
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(`alter database "${name}" set log_min_duration_statement = 0`);
+  } finally {
+    await client.end();
+  }
 }
 
 /** Node options of a service: `BENCH_PROFILE=lessons,edge` writes a CPU profile of each into .bench-profiles/<name>/. */
