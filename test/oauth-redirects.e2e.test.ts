@@ -245,6 +245,22 @@ describe('the consent page', () => {
     expect((await whoami(authoring.tokens.access_token as string, '/authoring')).status).toBe(200);
   }, 60_000);
 
+  it('words what each resource named gets when the request names several (/mcp and /authoring)', async () => {
+    const clientId = await clientFor([callback.url]);
+    const url = authUrl(clientId, callback.url);
+    url.searchParams.append('resource', `${edge.url}/authoring`);
+    const done = await signInWithBrowser(browser, url.href, callback.url, 'kira@test', PASSWORD);
+    expect(done.url.searchParams.get('code')).toBeTruthy();
+    const consent = done.pages.find((p) => p.includes('id="allow"')) ?? '';
+    // /mcp's words and /authoring's, each under its resource.
+    const lists = [...consent.matchAll(/<ul class="scopes" data-resource="([^"]+)">(.*?)<\/ul>/gs)];
+    expect(lists.map((m) => m[1])).toEqual([`${edge.url}/mcp`, `${edge.url}/authoring`]);
+    expect(lists[0]?.[2]).toContain('проходить уроки и квизы');
+    expect(lists[0]?.[2]).not.toContain('как автор');
+    expect(lists[1]?.[2]).toContain('видеть ваши курсы как автора');
+    expect(lists[1]?.[2]).toContain('проверять домашние работы');
+  }, 60_000);
+
   it('does not offer /authoring to a student, and a hand-made allow is refused', async () => {
     const clientId = await clientFor([callback.url]);
     const context = await browser.newContext();
