@@ -28,7 +28,7 @@ const SERVED = ['enrollment', 'courses', 'lessons', 'homework', 'knowledge', 're
  */
 export const REQUESTS: Record<(typeof SERVED)[number], string[]> = {
   enrollment: [],
-  courses: ['enrollment.notify_subscribers'],
+  courses: ['enrollment.notify_subscribers', 'enrollment.known_user'],
   lessons: [
     'enrollment.my_enrollments',
     'enrollment.list_my_courses',

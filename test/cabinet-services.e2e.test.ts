@@ -169,8 +169,37 @@ describe('testers of a course not open yet', () => {
     expect(await listed()).toContain(course);
   });
 
+  it('refuses a login that is no platform user (user_not_found) before anything is written', async () => {
+    const revision = () =>
+      courses.database.db
+        .selectFrom('courses')
+        .select(['card_revision', 'testers', 'updated_at'])
+        .where('id', '=', course)
+        .executeTakeFirstOrThrow();
+    const events = async () =>
+      (await courses.database.pool.query('select count(*)::int as n from courses.outbox')).rows[0].n as number;
+    const [before, eventsBefore] = [await revision(), await events()];
+    const r = await refusal(env, grant_tester, { course, user: 'ghost@test' });
+    expect(r).toMatchObject({ code: 'user_not_found', user: 'ghost@test' });
+    expect(r.message).toContain('ghost@test');
+    expect(await revision()).toEqual(before);
+    expect(await events()).toBe(eventsBefore);
+    // The course is checked first: an unknown course or an outsider learns nothing of the login.
+    expect((await refusal(env, grant_tester, { course: 'course_nope', user: 'ghost@test' })).code).toBe(
+      'course_not_found',
+    );
+    await expect(env.bus.request(grant_tester, outsider, { course, user: 'ghost@test' })).rejects.toMatchObject({
+      status: 403,
+    });
+    // Revoking a login that is no user (a grant made before the check) still works.
+    expect((await call(env, revoke_tester, { course, user: 'ghost@test' })).testers).toEqual(before.testers);
+  });
+
   it(`refuses a tester past ${TESTERS_MAX} (too_many_testers) and a login that is not one`, async () => {
     const c = (await publish(env, sampleRelease('cabinet-many'))).course;
+    for (const u of [...Array.from({ length: TESTERS_MAX }, (_, i) => `t${i}@test`), 'one-more@test']) {
+      await enrollment.admin.upsertUser(u, u, ['Student']);
+    }
     for (let i = 0; i < TESTERS_MAX; i++) await call(env, grant_tester, { course: c, user: `t${i}@test` });
     const r = await refusal(env, grant_tester, { course: c, user: 'one-more@test' });
     expect(r).toMatchObject({ code: 'too_many_testers', max: TESTERS_MAX });

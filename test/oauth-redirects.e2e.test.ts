@@ -89,12 +89,15 @@ async function tokenRequest(params: Record<string, string>) {
   return { status: res.status, body: (await res.json()) as Record<string, string> };
 }
 
-/** The code flow played in Chromium; `extra` overrides authorization parameters (undefined drops one). */
-async function authorize(login: string, extra: Record<string, string | undefined> = {}) {
+/**
+ * The code flow played in Chromium; `extra` overrides authorization parameters (undefined drops
+ * one); `method` POST sends the authorization request as a form.
+ */
+async function authorize(login: string, extra: Record<string, string | undefined> = {}, method?: 'GET' | 'POST') {
   const clientId = await clientFor([callback.url]);
   const { verifier, challenge } = pkce();
   const url = authUrl(clientId, callback.url, { code_challenge: challenge, ...extra });
-  const done = await signInWithBrowser(browser, url.href, callback.url, login, PASSWORD);
+  const done = await signInWithBrowser(browser, url.href, callback.url, login, PASSWORD, method);
   const code = done.url.searchParams.get('code');
   expect(code, done.url.href).toBeTruthy();
   const t = await tokenRequest({
@@ -242,6 +245,22 @@ describe('the consent page', () => {
     expect((await whoami(authoring.tokens.access_token as string, '/authoring')).status).toBe(200);
   }, 60_000);
 
+  it('words what each resource named gets when the request names several (/mcp and /authoring)', async () => {
+    const clientId = await clientFor([callback.url]);
+    const url = authUrl(clientId, callback.url);
+    url.searchParams.append('resource', `${edge.url}/authoring`);
+    const done = await signInWithBrowser(browser, url.href, callback.url, 'kira@test', PASSWORD);
+    expect(done.url.searchParams.get('code')).toBeTruthy();
+    const consent = done.pages.find((p) => p.includes('id="allow"')) ?? '';
+    // /mcp's words and /authoring's, each under its resource.
+    const lists = [...consent.matchAll(/<ul class="scopes" data-resource="([^"]+)">(.*?)<\/ul>/gs)];
+    expect(lists.map((m) => m[1])).toEqual([`${edge.url}/mcp`, `${edge.url}/authoring`]);
+    expect(lists[0]?.[2]).toContain('проходить уроки и квизы');
+    expect(lists[0]?.[2]).not.toContain('как автор');
+    expect(lists[1]?.[2]).toContain('видеть ваши курсы как автора');
+    expect(lists[1]?.[2]).toContain('проверять домашние работы');
+  }, 60_000);
+
   it('does not offer /authoring to a student, and a hand-made allow is refused', async () => {
     const clientId = await clientFor([callback.url]);
     const context = await browser.newContext();
@@ -308,6 +327,24 @@ describe('scopes and metadata', () => {
     const { tokens } = await authorize('sasha@test', { scope: undefined });
     expect(tokens.scope).toBe('read write');
     expect((await whoami(tokens.access_token as string)).status).toBe(200);
+  }, 60_000);
+
+  it('serves an authorization request POSTed as a form (RFC 6749) as a GET one: the same default scope', async () => {
+    const bare = await authorize('sasha@test', { scope: undefined }, 'POST');
+    expect(bare.tokens.scope).toBe('read write');
+    expect((await whoami(bare.tokens.access_token as string)).status).toBe(200);
+    // A scope it names is kept, as with GET.
+    const read = await authorize('sasha@test', { scope: 'read' }, 'POST');
+    expect(read.tokens.scope).toBe('read');
+    // Only a form body is an authorization request.
+    const json = await fetch(`${edge.url}/oauth/auth`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_id: 'x' }),
+      redirect: 'manual',
+    });
+    expect(json.status).toBe(400);
+    expect(json.headers.get('location')).toBeNull();
   }, 60_000);
 
   it('does not advertise the implicit grant or any response type but code', async () => {

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { OAuthClientProvider } from '@modelcontextprotocol/client';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 
 /** A free local TCP port (the edge's issuer URL must be known before it starts). */
 export async function freePort(): Promise<number> {
@@ -26,7 +26,8 @@ export { launchChromium } from './browser.ts';
  * Opens an authorization URL in a fresh browser context and plays the user: signs in on the
  * sign-in page with login and password, allows on the consent page, until the browser reaches
  * the redirect URI. Returns that final URL (with `code` or `error`) and the HTML of the last
- * Studium page seen.
+ * Studium page seen. With `method: 'POST'` the request's parameters are posted from a form on a
+ * page of no origin (a client's own page), as RFC 6749 allows.
  */
 export async function signInWithBrowser(
   browser: Browser,
@@ -34,12 +35,14 @@ export async function signInWithBrowser(
   redirectUri: string,
   login: string,
   password: string,
+  method: 'GET' | 'POST' = 'GET',
 ): Promise<{ url: URL; pages: string[] }> {
   const context = await browser.newContext();
   const page = await context.newPage();
   const pages: string[] = [];
   try {
-    await page.goto(authorizationUrl, { waitUntil: 'domcontentloaded' });
+    if (method === 'POST') await postForm(page, authorizationUrl);
+    else await page.goto(authorizationUrl, { waitUntil: 'domcontentloaded' });
     for (let step = 0; step < 6 && !page.url().startsWith(redirectUri); step++) {
       pages.push(await page.content());
       if (await page.$('#password')) {
@@ -56,6 +59,33 @@ export async function signInWithBrowser(
   } finally {
     await context.close();
   }
+}
+
+/** Posts a URL's query parameters as a form (application/x-www-form-urlencoded) to the URL without them. */
+async function postForm(page: Page, url: string): Promise<void> {
+  const target = new URL(url);
+  const fields = [...target.searchParams].map(([name, value]) => ({ name, value }));
+  target.search = '';
+  await page.setContent('<form method="post" id="client-form"></form>');
+  await page.$eval(
+    '#client-form',
+    (form, { action, fields }) => {
+      const f = form as HTMLFormElement;
+      f.action = action;
+      for (const { name, value } of fields) {
+        const input = document.createElement('input');
+        input.type = 'hidden';
+        input.name = name;
+        input.value = value;
+        f.append(input);
+      }
+    },
+    { action: target.href, fields },
+  );
+  await Promise.all([
+    page.waitForNavigation({ waitUntil: 'domcontentloaded' }),
+    page.$eval('#client-form', (f) => (f as HTMLFormElement).submit()),
+  ]);
 }
 
 /** PKCE verifier and its S256 challenge. */

@@ -93,3 +93,13 @@ export const resolveUser = defineOperation({
   input: z.object({ user: z.string(), scope: z.enum(['read', 'write']), issued_at: z.number() }),
   output: z.object({ principal: Principal, expires_at: z.string().nullable() }),
 });
+
+/**
+ * Whether a login is a platform user (courses → enrollment, before grant_tester writes): a grant
+ * for a login that is no user would never be used.
+ */
+export const knownUser = defineOperation({
+  subject: 'enrollment.known_user',
+  input: z.object({ user: z.string().max(320) }),
+  output: z.object({ known: z.boolean() }),
+});

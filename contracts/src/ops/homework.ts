@@ -45,8 +45,9 @@ export const sessionProgress = defineOperation({
  * The edge's check of a store_homework_file call before it stores a byte (homework answers it):
  * the caller's access to the lesson, the homework's mode and state, the count (with the files the
  * answer already has), the sizes, the types by content and the student's quota. `offered` is the
- * number of entries in the call; `files` holds at most the first LIMITS.homeworkFiles + 1 of them.
- * Data `{}` when the files may be stored; the refusal store_homework_file would give otherwise.
+ * number of entries in the call; `files` holds at most the first LIMITS.homeworkFiles + 1 of them;
+ * `answer_length` is checked as the text store_homework_file would save with them. Data `{}`
+ * when the files may be stored; the refusal store_homework_file would give otherwise.
  */
 export const checkHomeworkFiles = defineOperation({
   subject: 'homework.check_homework_files',
@@ -54,6 +55,8 @@ export const checkHomeworkFiles = defineOperation({
     lesson: z.string().max(128),
     space: z.string().max(128).optional(),
     offered: z.number().int().min(0),
+    /** Characters of the text handed in with the files (trimmed), when the call has one. */
+    answer_length: z.number().int().min(0).optional(),
     files: z
       .array(
         z.union([

@@ -61,7 +61,7 @@ export async function createApp({ bus, nc, database, log, config, metrics }: Ser
     writeNoteHandler(deps),
     reviewNoteHandler(deps),
     courseTestersHandler(deps),
-    ...testerHandlers(deps),
+    ...testerHandlers(deps, bus),
   ]);
   const sessions = await startSessionConsumer({
     nc,

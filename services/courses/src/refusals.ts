@@ -267,6 +267,15 @@ export function reviewRefused(note: string, problem: 'accepted' | 'empty_text') 
       });
 }
 
+/** user_not_found (grant_tester): the login is no platform user, so a grant would never be used. */
+export function userNotFound(user: string) {
+  return refuse(
+    'user_not_found',
+    `Пользователя с логином ${user} на платформе нет: доступ тестера выдают только зарегистрированным пользователям — проверьте логин`,
+    { user },
+  );
+}
+
 /** too_many_testers: the course already has the most testers one course may have. */
 export function tooManyTesters(course: string, max: number) {
   return refuse('too_many_testers', `У курса уже ${max} тестеров: снимите доступ тем, кому он больше не нужен`, {

@@ -96,7 +96,8 @@ function decodedSize(b64: string): number {
 
 /**
  * What homework checks before anything is stored: the number of entries, and the name, size and
- * first bytes of at most one more than an answer may hold (the rest cannot change the answer).
+ * first bytes of at most one more than an answer may hold (the rest cannot change the answer); the
+ * length of a text handed in with them.
  */
 export function offerOf(args: Record<string, unknown>) {
   const list = args.files;
@@ -117,6 +118,7 @@ export function offerOf(args: Record<string, unknown>) {
   return {
     lesson: String(args.lesson),
     ...(typeof args.space === 'string' ? { space: args.space } : {}),
+    ...(typeof args.answer === 'string' ? { answer_length: args.answer.trim().length } : {}),
     offered: entries.length,
     files,
   };

@@ -8,6 +8,7 @@ import { IdentityCache } from './domain/identity-cache.ts';
 import { courseAccessHandler, myEnrollmentsHandler } from './handlers/course-access.ts';
 import { startCatalogConsumer } from './handlers/course-card-changed.ts';
 import { enrollHandler } from './handlers/enroll.ts';
+import { knownUserHandler } from './handlers/known-user.ts';
 import { startProgressConsumer } from './handlers/lesson-passed.ts';
 import { listCatalogHandler } from './handlers/list-catalog.ts';
 import { listMyCoursesHandler } from './handlers/list-my-courses.ts';
@@ -122,6 +123,7 @@ export async function createApp({
     resolveTokenHandler(repo),
     verifyPasswordHandler(repo),
     resolveUserHandler(repo),
+    knownUserHandler(repo),
     whoamiHandler(identities),
     setSpaceHandler(repo, principalChanged),
     listCatalogHandler(identities, catalog, stamps),

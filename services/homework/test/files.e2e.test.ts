@@ -201,6 +201,44 @@ describe('store_homework_file through the edge and the object store', () => {
     ).rejects.toMatchObject({ status: 401 });
   });
 
+  it('hands in a text with the files as one version (the lesson page), checked before any byte is stored', async () => {
+    const lesson = stack.lesson('l-both');
+    const before = await objects();
+    const stored = data(
+      await anna.callTool('store_homework_file', {
+        lesson,
+        space: 'acme',
+        answer: '  Новый текст вместе с файлом  ',
+        files: [entry('summary.txt', Buffer.from('Итоги\n'))],
+      }),
+    ) as {
+      submission: {
+        version: number;
+        answer: string;
+        files: Array<{ name: string }>;
+        versions: Array<{ answer: string }>;
+      };
+    };
+    expect(stored.submission.version).toBe(4);
+    expect(stored.submission.answer).toBe('Новый текст вместе с файлом');
+    expect(stored.submission.files.map((f) => f.name)).toEqual(['protocol.pdf', 'notes.txt', 'big.pdf', 'summary.txt']);
+    expect(stored.submission.versions).toHaveLength(4);
+    expect(stored.submission.versions.at(-1)?.answer).toBe('Новый текст вместе с файлом');
+    expect(await objects()).toBe(before + 1);
+    // A text the homework does not take, or one over its limit, is refused before the bytes are stored.
+    expect(
+      await refusedCode({ lesson: stack.lesson('l-files'), answer: 'Текст', files: [entry('a.pdf', pdf(1024))] }),
+    ).toMatchObject({ code: 'answer_mode', answer_mode: 'files' });
+    expect(
+      await refusedCode({ lesson, space: 'acme', answer: 'я'.repeat(20_001), files: [entry('b.pdf', pdf(1024))] }),
+    ).toMatchObject({ code: 'answer_too_large', limit: 20_000 });
+    expect(await objects()).toBe(before + 1);
+    const list = data(await anna.callTool('my_homework', { lesson, space: 'acme' })) as {
+      submission: { version: number };
+    };
+    expect(list.submission.version).toBe(4);
+  });
+
   it('refuses accepted_locked after the curator accepts', async () => {
     const lesson = stack.lesson('l-both');
     const mine = data(await anna.callTool('my_homework', { lesson, space: 'acme' })) as {

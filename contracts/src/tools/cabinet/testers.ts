@@ -39,11 +39,11 @@ export const grant_tester = defineTool({
   surface: 'cabinet',
   service: 'courses',
   title: 'Выдать доступ тестера',
-  description: `Открывает курс до публикации одному человеку по логину. Не больше ${TESTERS_MAX} тестеров. Отказы: course_not_found; too_many_testers.`,
+  description: `Открывает курс до публикации одному человеку по логину пользователя платформы. Не больше ${TESTERS_MAX} тестеров. Отказы: course_not_found; user_not_found — такого пользователя нет; too_many_testers.`,
   input: z.object({ course: z.string(), user: Login }),
   output: Testers,
   annotations: WRITE_IDEMPOTENT,
-  refusals: ['course_not_found', 'too_many_testers'],
+  refusals: ['course_not_found', 'user_not_found', 'too_many_testers'],
 });
 
 /** revoke_tester: the grant ends; an unopened course is closed to the person again. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { deepStrings } from '../../bounds.ts';
+import { deepStrings, INPUT_LIMITS } from '../../bounds.ts';
 import { defineTool, WRITE } from '../../tool.ts';
 import { CourseSpaceArg, LIMITS, SubmissionResult } from '../shapes.ts';
 import { SUBMIT_HOMEWORK_REFUSALS } from './submit-homework.ts';
@@ -14,6 +14,7 @@ export const store_homework_file = defineTool({
     'Сдаёт файлы, брошенные учеником в окно домашнего задания (upload_homework_file). Зовёт его само окно по кнопке «Сдать» (visibility: app), а не модель: ' +
     'байты идут base64 мимо контекста модели, прямо на платформу от имени ученика. ' +
     'Все файлы окна уходят одной версией ответа, текст ответа остаётся прежним; space — пространство, зафиксированное окном при открытии. ' +
+    'Страница урока передаёт ещё answer — текст ответа той же версией (заменяет прежний целиком, как у submit_homework). ' +
     'Ответ как у submit_homework: space и submission с версиями. Отказы как у submit_homework: too_many_files, file_too_large, answer_too_large, ' +
     'file_rejected, file_missing, invalid_files, accepted_locked, answer_mode, no_homework, empty_answer, lesson_not_found, busy и отказы доступа: ' +
     'not_enrolled, organization_suspended, space_not_available, course_not_in_space.',
@@ -27,6 +28,13 @@ export const store_homework_file = defineTool({
         .describe('Файлы из зоны загрузки: список {name, content} — имя и содержимое base64. Обязательный, непустой.'),
       Math.ceil((LIMITS.homeworkFileBytes * 4) / 3) + 4,
     ).optional(),
+    answer: z
+      .string()
+      .max(INPUT_LIMITS.answer)
+      .describe(
+        'Текст ответа, markdown, той же версией, что и файлы; заменяет прежний целиком. Необязательный; без него текст остаётся прежним.',
+      )
+      .optional(),
     space: CourseSpaceArg.describe(
       'Пространство сдачи — то, в котором открыли окно. Необязательный; без него — пространство начатого занятия по курсу, иначе выбранное.',
     ).optional(),

@@ -38,6 +38,12 @@ export const SCOPE_WORDS: Record<string, Record<string, string>> = {
 };
 const STAY_CONNECTED = 'оставаться подключённым, пока вы не отзовёте доступ';
 
+/** One resource an authorization request names: its endpoint (`/mcp`, `/authoring`, `/kb`) and URL. */
+export interface ConsentResource {
+  endpoint: string;
+  resource: string;
+}
+
 /** What the consent page says about the request (all of it from the client, except `user`). */
 export interface ConsentView {
   uid: string;
@@ -45,9 +51,8 @@ export interface ConsentView {
   clientName: string;
   user: string;
   scopes: string[];
-  /** The endpoint asked for (`/mcp`, `/authoring`, `/kb`) and its URL. */
-  endpoint: string;
-  resource: string;
+  /** Every resource the request names, in its order (the first endpoint when it names none). */
+  resources: ConsentResource[];
   /** Where the authorization code will be sent: the redirect URI's host. */
   redirectHost: string;
 }
@@ -74,20 +79,32 @@ ${error ? `<p class="error" role="alert">${esc(error)}</p>` : ''}
   );
 }
 
+/**
+ * Each resource gets the requested scopes (every resource serves the same ones), worded for its
+ * endpoint; staying connected (offline_access) is one grant for all of them.
+ */
 export function consentPage(v: ConsentView): string {
-  const words = SCOPE_WORDS[v.endpoint] ?? {};
-  const items = v.scopes
-    .map((sc) => (sc === 'offline_access' ? STAY_CONNECTED : words[sc]))
-    .filter(Boolean)
-    .map((w) => `<li>${esc(w as string)}</li>`)
-    .join('');
+  const lists = v.resources
+    .map(({ endpoint, resource }) => {
+      const words = SCOPE_WORDS[endpoint] ?? {};
+      const items = v.scopes
+        .map((sc) => words[sc])
+        .filter(Boolean)
+        .map((w) => `<li>${esc(w as string)}</li>`)
+        .join('');
+      return `<p class="resource">В <b>${esc(resource)}</b>:</p>
+<ul class="scopes" data-resource="${esc(resource)}">${items || '<li>только узнать, кто вы</li>'}</ul>`;
+    })
+    .join('\n');
+  const stay = v.scopes.includes('offline_access') ? `<p id="offline">И ${STAY_CONNECTED}.</p>` : '';
   return page(
     'Разрешение',
     `<h1>Разрешить доступ?</h1>
 ${clientLines(v)}
 <p>Оно сможет от имени <b>${esc(v.user)}</b>:</p>
-<ul id="scopes">${items || '<li>только узнать, кто вы</li>'}</ul>
-<p class="muted">Доступ к: ${esc(v.resource)}. Отозвать доступ может администратор платформы.</p>
+${lists}
+${stay}
+<p class="muted">Отозвать доступ может администратор платформы.</p>
 <form method="post" action="/signin/${esc(v.uid)}/consent"><button type="submit" id="allow">Разрешить</button></form>
 <form method="post" action="/signin/${esc(v.uid)}/abort"><button type="submit" id="deny">Отказать</button></form>`,
   );
@@ -95,11 +112,12 @@ ${clientLines(v)}
 
 /** The authoring endpoint asked for by a user who is no author: nothing to allow, only go back. */
 export function authorRequiredPage(v: ConsentView): string {
+  const authoring = (v.resources.find((r) => r.endpoint === '/authoring') ?? v.resources[0])?.resource ?? '';
   return page(
     'Нет доступа',
     `<h1>Доступ к авторским инструментам недоступен</h1>
 ${clientLines(v)}
-<p class="error" role="alert">У учётной записи <b>${esc(v.user)}</b> нет роли автора, поэтому доступ к ${esc(v.resource)} выдать нельзя.</p>
+<p class="error" role="alert">У учётной записи <b>${esc(v.user)}</b> нет роли автора, поэтому доступ к ${esc(authoring)} выдать нельзя.</p>
 <form method="post" action="/signin/${esc(v.uid)}/abort"><button type="submit" id="deny">Вернуться в приложение</button></form>`,
   );
 }

@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { AuditLog } from '../audit.ts';
 import type { RateLimiter } from '../rate-limit.ts';
+import { pageError } from './pages.ts';
 import { SCOPES } from './provider.ts';
 import { registerSignin } from './signin.ts';
 
@@ -53,6 +54,9 @@ function withDefaultScope(url: string): string {
   params.set('scope', DEFAULT_SCOPE);
   return `/auth?${params}`;
 }
+
+/** Largest form of a POSTed authorization request (a GET one is bounded by node's header limit, 16 KB). */
+const AUTH_FORM_LIMIT = 16 * 1024;
 
 /**
  * Mounts the authorization server (oidc-provider under the issuer's path), the protected-resource
@@ -149,6 +153,29 @@ export async function registerOAuth(app: EdgeFastify, deps: OAuthRouteDeps): Pro
     const handler = (request: FastifyRequest, reply: FastifyReply) =>
       toProvider(request, reply, request.url.slice(mount.length) || '/');
     scope.all(`${mount}/*`, handler);
+    // RFC 6749 lets a client POST the authorization request as a form. oidc-provider serves POST
+    // only with SameSite=None sign-in cookies; the edge hands it the same request as a GET instead,
+    // so both methods take one path (the same checks, the same default scope). A cross-site POST
+    // carries no Lax cookie: the user signs in again rather than being recognized.
+    await scope.register(async (form) => {
+      form.addContentTypeParser(
+        'application/x-www-form-urlencoded',
+        { parseAs: 'string', bodyLimit: AUTH_FORM_LIMIT },
+        (_r, body, done) => done(null, body),
+      );
+      form.post(`${mount}/auth`, (request, reply) => {
+        if (typeof request.body !== 'string') {
+          return reply
+            .code(400)
+            .type('text/html; charset=utf-8')
+            .send(
+              pageError('invalid_request', 'запрос авторизации методом POST — только форма (x-www-form-urlencoded)'),
+            );
+        }
+        request.raw.method = 'GET';
+        return toProvider(request, reply, `/auth?${new URLSearchParams(request.body)}`);
+      });
+    });
     // RFC 8414 path-inserted metadata URL of an issuer with a path.
     scope.get(`/.well-known/oauth-authorization-server${mount}`, (request, reply) =>
       toProvider(request, reply, '/.well-known/openid-configuration'),

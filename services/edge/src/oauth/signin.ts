@@ -61,11 +61,11 @@ export async function registerSignin(
     const consentView = async (d: NonNullable<Awaited<ReturnType<typeof details>>>) => {
       const { interaction, clientName } = d;
       const p = interaction.params;
-      // Every resource the request names (it may name several): the first is the one worded, any
-      // of them being /authoring needs the author role.
+      // Every resource the request names (it may name several), each worded on the page; any of
+      // them being /authoring needs the author role.
       const named = (Array.isArray(p.resource) ? p.resource : p.resource ? [p.resource] : []).map(String);
-      const endpoints = named.map(endpointOf);
-      const endpoint = endpoints[0] || firstPath;
+      const found = named.map(endpointOf).filter((e): e is string => e !== null);
+      const endpoints = found.length ? [...new Set(found)] : [firstPath];
       const user = String(interaction.session?.accountId);
       const view: ConsentView = {
         uid: interaction.uid,
@@ -74,12 +74,10 @@ export async function registerSignin(
         scopes: String(p.scope ?? '')
           .split(' ')
           .filter(Boolean),
-        endpoint,
-        resource: deps.resources[endpoint] as string,
+        resources: endpoints.map((endpoint) => ({ endpoint, resource: deps.resources[endpoint] as string })),
         redirectHost: redirectHost(String(p.redirect_uri ?? '')),
       };
-      if (endpoint !== '/authoring' && !endpoints.includes('/authoring'))
-        return { view, allowed: true as boolean | null };
+      if (!endpoints.includes('/authoring')) return { view, allowed: true as boolean | null };
       const who = await deps.bus
         .request(resolveUser, null, { user, scope: 'read', issued_at: Math.floor(Date.now() / 1000) })
         .catch(() => null);

@@ -2,8 +2,9 @@ import { checkHomeworkFiles, LIMITS, ok } from '@studium/contracts';
 import { endpoint } from '@studium/platform';
 import { type CourseGateway, caller } from '../courses.ts';
 import { checkLimits, checkQuota, fileRejected, sniffType } from '../domain/files.ts';
-import { acceptedLocked, answerMode, invalidFiles, noHomework, tooManyFiles } from '../refusals.ts';
+import { acceptedLocked, answerMode, answerTooLarge, invalidFiles, noHomework, tooManyFiles } from '../refusals.ts';
 import type { SubmissionRepository } from '../repositories/submission.repository.ts';
+import { ANSWER_LIMIT } from '../views.ts';
 
 /** A file offered for storing: its name, size and first bytes (base64). */
 export interface Offer {
@@ -25,6 +26,16 @@ export function offerRefusal(offers: Offer[], existing: number, usedBytes: numbe
   return checkQuota(usedBytes, sizes);
 }
 
+/**
+ * The checks of a text handed in with files (store_homework_file's answer, `length` characters
+ * trimmed): the homework takes text, and it is within its limit — as submit_homework checks it.
+ */
+export function answerRefusal(mode: string, length: number) {
+  if (mode === 'files') return answerMode('files');
+  if (length > ANSWER_LIMIT) return answerTooLarge({ text: length, limit: ANSWER_LIMIT });
+  return null;
+}
+
 /** check_homework_files: the edge asks before it stores the bytes of store_homework_file. */
 export function checkHomeworkFilesHandler(deps: { gateway: CourseGateway; submissions: SubmissionRepository }) {
   return endpoint(checkHomeworkFiles, async (args, ctx) => {
@@ -35,6 +46,8 @@ export function checkHomeworkFilesHandler(deps: { gateway: CourseGateway; submis
     const hw = at.lesson.homework;
     if (!hw) return noHomework(args.lesson);
     if (hw.answer_mode === 'text') return answerMode('text');
+    const text = args.answer_length === undefined ? null : answerRefusal(hw.answer_mode, args.answer_length);
+    if (text) return text;
     const row = await deps.submissions.find(who.user, at.id, at.access.space);
     if (row?.status === 'Accepted') return acceptedLocked(at.id);
     const existing = row?.version ? ((await deps.submissions.versions(row.id)).at(-1)?.files.length ?? 0) : 0;

@@ -11,14 +11,15 @@ import { answerMode, fileMissing, invalidFiles, noHomework } from '../refusals.t
 import { SubmissionRepository } from '../repositories/submission.repository.ts';
 import { saveVersion } from '../submit.ts';
 import type { UrlSigner } from '../views.ts';
-import { offerRefusal } from './check-homework-files.ts';
+import { answerRefusal, offerRefusal } from './check-homework-files.ts';
 
 const StagedFiles = z.array(StagedFile);
 type Kept = StoredStagedFile;
 
 /**
  * store_homework_file: the files of the upload window become one new version of the answer; the
- * text stays. The edge has put the bytes in the object store; here they are checked (count, sizes,
+ * text stays, or, when the call brings `answer` (the lesson page's hand-in), is replaced in the same
+ * version. The edge has put the bytes in the object store; here they are checked (count, sizes,
  * type by content) and kept, or removed when the save is refused.
  */
 export function storeHomeworkFileHandler(deps: {
@@ -38,10 +39,15 @@ export function storeHomeworkFileHandler(deps: {
       const hw = at.lesson.homework;
       if (!hw) return noHomework(args.lesson);
       if (hw.answer_mode === 'text') return answerMode('text');
+      // The lesson page hands in its text with the files: one version holds both.
+      const answer = args.answer?.trim();
+      const text = answer === undefined ? null : answerRefusal(hw.answer_mode, answer.length);
+      if (text) return text;
       // Filled by the check, which runs on the locked row before the version is written.
       const files: Array<{ id: string; object: string; name: string; type: string; size: number; sha256: string }> = [];
       return saveVersion(deps.db, deps.signer, at, who.user, {
         files,
+        ...(answer === undefined ? {} : { answer }),
         check: async (row, existing) => {
           // On the locked row: two uploads to one answer cannot both pass the count (the quota sums
           // committed files, so uploads to two answers at once may pass it by one batch).

@@ -224,6 +224,11 @@ describe('access and hostile input', () => {
     expect((await apiAs(curator, 'grant_tester', { course: unopened, user: 'not a login' })).body.error.code).toBe(
       'invalid_arguments',
     );
+    // A login that is no user is refused in words, and no grant is kept.
+    const ghost = await apiAs(curator, 'grant_tester', { course: unopened, user: 'ghost@hw' });
+    expect(ghost.body.error).toMatchObject({ code: 'user_not_found', user: 'ghost@hw' });
+    expect(ghost.body.error.message).toContain('ghost@hw');
+    expect((await apiAs(curator, 'course_testers', { course: unopened })).body.data.testers).not.toContain('ghost@hw');
     expect((await apiAs(curator, 'write_note', `{"text":"${'a'.repeat(2_000_000)}"}`)).status).toBe(413);
     // Nothing of it was written.
     expect((await agentNotes(null)).filter((n) => n.target === 'course')).toEqual([]);

@@ -77,7 +77,7 @@ describe('sign-in', () => {
 });
 
 describe('the lesson page from lesson_url', () => {
-  it('hands in text and three files as the tools do, and the agent sees the new version', async () => {
+  it('hands in text and three files as one version, as the tools do, and the agent sees it', async () => {
     await passLesson(w.anna, { lesson: lessonBoth(), space: 'acme' });
     const url = await eventually(async () => {
       const items = data(await w.anna.callTool('my_homework', { space: 'acme' })).items as Array<{
@@ -101,12 +101,24 @@ describe('the lesson page from lesson_url', () => {
     expect(await page.locator('#picked li').count()).toBe(3);
     await page.click('#hand-in');
     await page.waitForSelector('#hand-in-done', { timeout: 20_000 });
+    type Files = Array<{ name: string }>;
     const mine = data(await w.anna.callTool('my_homework', { lesson: lessonBoth(), space: 'acme' })) as {
-      submission: { version: number; answer: string; files: Array<{ name: string }>; status: string };
+      submission: {
+        version: number;
+        answer: string;
+        files: Files;
+        status: string;
+        versions: Array<{ version: number; answer: string; files: Files }>;
+      };
     };
     expect(mine.submission.answer).toBe('Встречу провёл, протокол приложен');
     expect(mine.submission.files.map((f) => f.name)).toEqual(['protocol.pdf', 'notes.txt', 'plan.csv']);
     expect(mine.submission.status).toBe('Submitted');
+    // One hand-in, one version holding the text and the files.
+    expect(mine.submission.version).toBe(1);
+    expect(mine.submission.versions.map((v) => [v.version, v.answer, v.files.length])).toEqual([
+      [1, 'Встречу провёл, протокол приложен', 3],
+    ]);
     await page.waitForSelector(`#versions li[data-version="${mine.submission.version}"]`);
     expect(await page.textContent('#homework-version')).toContain(String(mine.submission.version));
     await shoot('lesson', `/lessons/${encodeURIComponent(lessonBoth())}`);

@@ -36,9 +36,9 @@ const MODE_WORDS: Record<string, string> = {
 
 /**
  * The homework block: the task, the current answer and every version, the curator's comment, and
- * a hand-in form. Text goes as submit_homework, files as store_homework_file — the agent's own
- * operations, one version per save; with both, the files go first (the likelier refusal) and then
- * the text, so a refused batch writes nothing.
+ * a hand-in form. One hand-in is one call and one version: text alone goes as submit_homework;
+ * files, with the text when it changed, as store_homework_file (its `answer`) — the agent's own
+ * operations, so a refused hand-in writes nothing.
  */
 export function HomeworkBlock({ lesson }: { lesson: string }) {
   const { outcome, reload } = useTool<Mine>(api, 'my_homework', { lesson }, lesson);
@@ -91,15 +91,21 @@ function HandIn(props: {
     const big = tooBig(files);
     if (big) return setProblem(big);
     setBusy(true);
-    let last: Outcome<unknown> | null = null;
+    let last: Outcome<unknown>;
     if (files.length) {
       const payload = await Promise.all(files.map(async (f) => ({ name: f.name, content: await base64(f) })));
-      last = await api.call('store_homework_file', { lesson, files: payload, space });
+      last = await api.call('store_homework_file', {
+        lesson,
+        files: payload,
+        space,
+        ...(textChanged ? { answer: text } : {}),
+      });
+    } else {
+      last = await api.call('submit_homework', { lesson, answer: text, space });
     }
-    if ((!last || last.ok) && textChanged) last = await api.call('submit_homework', { lesson, answer: text, space });
     setBusy(false);
-    if (last && !last.ok) return setProblem(words(last));
-    const version = (last?.ok && (last.data as { submission: Submission }).submission.version) || null;
+    if (!last.ok) return setProblem(words(last));
+    const version = (last.data as { submission: Submission }).submission.version || null;
     setFiles([]);
     setNotice(`Сдано${version ? `: версия ${version}` : ''}.`);
     props.done();
