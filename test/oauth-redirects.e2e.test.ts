@@ -359,6 +359,33 @@ describe('scopes and metadata', () => {
     expect(res.headers.get('location') ?? '').not.toContain('access_token');
   });
 
+  it('offers no pushed authorization requests: none advertised, and the old endpoint stores nothing', async () => {
+    const as = (await (await fetch(`${edge.url}/.well-known/oauth-authorization-server/oauth`)).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(as).not.toHaveProperty('pushed_authorization_request_endpoint');
+    expect(as).not.toHaveProperty('require_pushed_authorization_requests');
+    const clientId = await clientFor([callback.url]);
+    const count = async () =>
+      (
+        await edge.database.pool.query(
+          `select count(*)::int as n from edge.oauth_store where kind = 'PushedAuthorizationRequest'`,
+        )
+      ).rows[0].n as number;
+    const before = await count();
+    // A complete pushed request without a scope: before, it was stored and its request_uri then
+    // ended in access_denied (the default scope is filled in only for requests the edge sees).
+    const pushed = await fetch(`${edge.url}/oauth/request`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams([...authUrl(clientId, callback.url, { scope: undefined }).searchParams]).toString(),
+    });
+    expect(pushed.status).toBe(404);
+    expect(((await pushed.json().catch(() => ({}))) as { request_uri?: string }).request_uri).toBeUndefined();
+    expect(await count()).toBe(before);
+  });
+
   it('allows the configured hosted assistant origin (CORS) and no other', async () => {
     const pre = await fetch(`${edge.url}/oauth/reg`, {
       method: 'OPTIONS',

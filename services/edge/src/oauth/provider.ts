@@ -96,6 +96,9 @@ export async function createProvider(db: Kysely<EdgeDb>, s: OAuthSettings): Prom
       registration: { enabled: true },
       revocation: { enabled: true },
       introspection: { enabled: false },
+      // Pushed authorization requests (on by default in oidc-provider) bypass the edge's default
+      // scope, and MCP clients do not use them: not offered, not advertised.
+      pushedAuthorizationRequests: { enabled: false },
       userinfo: { enabled: false },
       rpInitiatedLogout: {
         enabled: true,
