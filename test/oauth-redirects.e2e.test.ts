@@ -43,7 +43,7 @@ afterAll(async () => {
   await env?.cleanup();
 });
 
-function register(redirectUris: string[], name = 'Ассистент', extra: Record<string, string> = {}) {
+function register(redirectUris: string[], name = 'Ассистент', extra: Record<string, unknown> = {}) {
   return fetch(`${edge.url}/oauth/reg`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -56,8 +56,8 @@ function register(redirectUris: string[], name = 'Ассистент', extra: Re
   });
 }
 
-async function clientFor(redirectUris: string[], name?: string): Promise<string> {
-  const res = await register(redirectUris, name);
+async function clientFor(redirectUris: string[], name?: string, extra: Record<string, unknown> = {}): Promise<string> {
+  const res = await register(redirectUris, name, extra);
   expect(res.status, await res.clone().text()).toBe(201);
   return ((await res.json()) as { client_id: string }).client_id;
 }
@@ -91,10 +91,15 @@ async function tokenRequest(params: Record<string, string>) {
 
 /**
  * The code flow played in Chromium; `extra` overrides authorization parameters (undefined drops
- * one); `method` POST sends the authorization request as a form.
+ * one); `method` POST sends the authorization request as a form; `client` adds registration metadata.
  */
-async function authorize(login: string, extra: Record<string, string | undefined> = {}, method?: 'GET' | 'POST') {
-  const clientId = await clientFor([callback.url]);
+async function authorize(
+  login: string,
+  extra: Record<string, string | undefined> = {},
+  method?: 'GET' | 'POST',
+  client: Record<string, unknown> = {},
+) {
+  const clientId = await clientFor([callback.url], undefined, client);
   const { verifier, challenge } = pkce();
   const url = authUrl(clientId, callback.url, { code_challenge: challenge, ...extra });
   const done = await signInWithBrowser(browser, url.href, callback.url, login, PASSWORD, method);
@@ -319,6 +324,92 @@ describe('the consent page', () => {
       `select count(*)::int as n from edge.oauth_store where kind = 'Grant' and account_id = 'sasha@test' and payload::text like '%/authoring%'`,
     );
     expect(grants.rows[0].n).toBe(0);
+  }, 60_000);
+});
+
+describe('staying connected on the consent page', () => {
+  // Its own user: sign-ins are limited per login (10 a minute), and the other tests sign in as sasha.
+  beforeAll(async () => {
+    await enrollment.admin.upsertUser('lev@test', 'Лев Ученик', ['Student']);
+    await enrollment.admin.setPassword('lev@test', PASSWORD);
+  });
+  /** The consent page's "stay connected" line, or null when it has none. */
+  const stayLine = (pages: string[]) => {
+    const consent = pages.find((p) => p.includes('id="allow"')) ?? '';
+    expect(consent).not.toBe('');
+    return consent.match(/<p id="offline">(.*?)<\/p>/s)?.[1] ?? null;
+  };
+
+  it('says so exactly when the client will get a refresh token, without asking again', async () => {
+    // A client allowed refresh_token (the default) gets one without offline_access: the page says
+    // it stays connected, until the user signs out (the refresh token is bound to the sign-in).
+    const plain = await authorize('lev@test');
+    expect(plain.tokens.refresh_token).toBeTruthy();
+    const line = stayLine(plain.pages);
+    expect(line).toContain('обновлять доступ, не спрашивая вас снова');
+    expect(line).toContain('пока вы не выйдете из Studium');
+    expect(line).toContain('не дольше 30 дней');
+    // offline_access (kept by oidc-provider only with prompt=consent): it survives signing out.
+    const offline = await authorize('lev@test', { scope: 'read write offline_access', prompt: 'consent' });
+    expect(offline.tokens.refresh_token).toBeTruthy();
+    const offlineLine = stayLine(offline.pages);
+    expect(offlineLine).toContain('обновлять доступ, не спрашивая вас снова');
+    expect(offlineLine).toContain('даже если вы выйдете из Studium');
+    // A client that registered without refresh_token gets none, and the page promises nothing,
+    // even when it asks for offline_access.
+    const noRefresh = { grant_types: ['authorization_code'] };
+    const once = await authorize('lev@test', {}, 'GET', noRefresh);
+    expect(once.tokens.refresh_token).toBeUndefined();
+    expect(stayLine(once.pages)).toBeNull();
+    const asked = await authorize(
+      'lev@test',
+      { scope: 'read write offline_access', prompt: 'consent' },
+      'GET',
+      noRefresh,
+    );
+    expect(asked.tokens.refresh_token).toBeUndefined();
+    expect(stayLine(asked.pages)).toBeNull();
+  }, 90_000);
+
+  it('keeps its word on signing out: a refresh token without offline_access ends, one with it lasts', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    /** One code flow in this browser (signed in once), exchanged for tokens. */
+    const flow = async (extra: Record<string, string>) => {
+      const clientId = await clientFor([callback.url]);
+      const { verifier, challenge } = pkce();
+      await page.goto(authUrl(clientId, callback.url, { code_challenge: challenge, ...extra }).href, {
+        waitUntil: 'domcontentloaded',
+      });
+      if (await page.$('#password')) {
+        await page.type('#login', 'lev@test');
+        await page.type('#password', PASSWORD);
+        await Promise.all([page.waitForNavigation({ waitUntil: 'domcontentloaded' }), page.click('#submit')]);
+      }
+      await Promise.all([page.waitForURL((u) => u.href.startsWith(callback.url)), page.click('#allow')]);
+      const t = await tokenRequest({
+        grant_type: 'authorization_code',
+        code: new URL(page.url()).searchParams.get('code') as string,
+        redirect_uri: callback.url,
+        client_id: clientId,
+        code_verifier: verifier,
+        resource: `${edge.url}/mcp`,
+      });
+      expect(t.status, JSON.stringify(t.body)).toBe(200);
+      return { clientId, refresh: t.body.refresh_token as string };
+    };
+    try {
+      const bound = await flow({});
+      const offline = await flow({ scope: 'read write offline_access', prompt: 'consent' });
+      await page.goto(`${edge.url}/signout`, { waitUntil: 'domcontentloaded' });
+      await Promise.all([page.waitForNavigation({ waitUntil: 'domcontentloaded' }), page.click('#logout')]);
+      const refresh = (c: { clientId: string; refresh: string }) =>
+        tokenRequest({ grant_type: 'refresh_token', refresh_token: c.refresh, client_id: c.clientId });
+      expect((await refresh(bound)).body.error).toBe('invalid_grant');
+      expect((await refresh(offline)).status).toBe(200);
+    } finally {
+      await context.close();
+    }
   }, 60_000);
 });
 

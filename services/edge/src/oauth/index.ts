@@ -76,6 +76,7 @@ export async function setupOAuth(
         origins,
         issuer,
         corsOrigins: config.OAUTH_CORS_ORIGINS,
+        refreshTokenTtlS: config.OAUTH_REFRESH_TTL_S,
         onUserChanged: (user) => announceUserChanged(deps.bus, user),
       }),
     stop: () => clearInterval(sweep),

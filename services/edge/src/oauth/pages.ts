@@ -36,7 +36,29 @@ export const SCOPE_WORDS: Record<string, Record<string, string>> = {
     write: 'писать в вашу базу знаний: создавать и менять заметки и связи между ними',
   },
 };
-const STAY_CONNECTED = 'оставаться подключённым, пока вы не отзовёте доступ';
+
+/** "At most N days" (hours, minutes) in Russian, rounded up so that the bound holds. */
+function atMost(seconds: number): string {
+  const [n, one, many] =
+    seconds >= 86_400
+      ? [Math.ceil(seconds / 86_400), 'дня', 'дней']
+      : seconds >= 3600
+        ? [Math.ceil(seconds / 3600), 'часа', 'часов']
+        : [Math.ceil(seconds / 60), 'минуты', 'минут'];
+  return `не дольше ${n} ${n % 10 === 1 && n % 100 !== 11 ? one : many}`;
+}
+
+/**
+ * The "stay connected" line. Without offline_access the refresh token is bound to the sign-in
+ * session (oidc-provider's expiresWithSession): signing out, or the sign-in expiring, ends it.
+ * Either way the grant's lifetime bounds it.
+ */
+function stayConnected(s: NonNullable<ConsentView['staysConnected']>): string {
+  const until = s.survivesSignOut
+    ? `${atMost(s.ttlS)}, даже если вы выйдете из Studium`
+    : `пока вы не выйдете из Studium, но ${atMost(s.ttlS)}`;
+  return `И оставаться подключённым: обновлять доступ, не спрашивая вас снова, ${until}.`;
+}
 
 /** One resource an authorization request names: its endpoint (`/mcp`, `/authoring`, `/kb`) and URL. */
 export interface ConsentResource {
@@ -55,6 +77,11 @@ export interface ConsentView {
   resources: ConsentResource[];
   /** Where the authorization code will be sent: the redirect URI's host. */
   redirectHost: string;
+  /**
+   * Set when the client will get a refresh token: whether it outlives signing out (offline_access
+   * granted) and the grant's lifetime, seconds. Null when it gets none.
+   */
+  staysConnected: { survivesSignOut: boolean; ttlS: number } | null;
 }
 
 function clientLines(v: Pick<ConsentView, 'clientName' | 'redirectHost'>): string {
@@ -96,7 +123,7 @@ export function consentPage(v: ConsentView): string {
 <ul class="scopes" data-resource="${esc(resource)}">${items || '<li>только узнать, кто вы</li>'}</ul>`;
     })
     .join('\n');
-  const stay = v.scopes.includes('offline_access') ? `<p id="offline">И ${STAY_CONNECTED}.</p>` : '';
+  const stay = v.staysConnected ? `<p id="offline">${esc(stayConnected(v.staysConnected))}</p>` : '';
   return page(
     'Разрешение',
     `<h1>Разрешить доступ?</h1>

@@ -27,6 +27,8 @@ export interface OAuthRouteDeps {
   issuer: string;
   /** Browser origins (hosted assistants) allowed to register clients (CORS). */
   corsOrigins: string[];
+  /** Lifetime of a grant and its refresh tokens, seconds (the consent page names it). */
+  refreshTokenTtlS: number;
   /** Called when a user's grants change, so cached tokens are dropped on every replica. */
   onUserChanged?: (user: string) => void;
 }

@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { isAuthor, resolveUser, verifyPassword } from '@studium/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { authorRequiredPage, type ConsentView, consentPage, loginPage, pageError } from './pages.ts';
+import { issuesRefreshToken } from './provider.ts';
 import { redirectHost } from './redirect.ts';
 import type { EdgeFastify, OAuthRouteDeps } from './routes.ts';
 
@@ -45,7 +46,11 @@ export async function registerSignin(
       try {
         const interaction = await provider.interactionDetails(request.raw, reply.raw);
         const client = await provider.Client.find(String(interaction.params.client_id));
-        return { interaction, clientName: client?.clientName ?? String(interaction.params.client_id) };
+        return {
+          interaction,
+          clientName: client?.clientName ?? String(interaction.params.client_id),
+          refresh: client ? issuesRefreshToken(client) : false,
+        };
       } catch {
         return null;
       }
@@ -59,7 +64,7 @@ export async function registerSignin(
 
     /** What the consent page shows, and whether the user may grant the endpoint asked for. */
     const consentView = async (d: NonNullable<Awaited<ReturnType<typeof details>>>) => {
-      const { interaction, clientName } = d;
+      const { interaction, clientName, refresh } = d;
       const p = interaction.params;
       // Every resource the request names (it may name several), each worded on the page; any of
       // them being /authoring needs the author role.
@@ -67,15 +72,21 @@ export async function registerSignin(
       const found = named.map(endpointOf).filter((e): e is string => e !== null);
       const endpoints = found.length ? [...new Set(found)] : [firstPath];
       const user = String(interaction.session?.accountId);
+      // oidc-provider has already dropped offline_access unless the client may refresh and the
+      // request said prompt=consent; what is left is what the grant will hold.
+      const scopes = String(p.scope ?? '')
+        .split(' ')
+        .filter(Boolean);
       const view: ConsentView = {
         uid: interaction.uid,
         clientName,
         user,
-        scopes: String(p.scope ?? '')
-          .split(' ')
-          .filter(Boolean),
+        scopes,
         resources: endpoints.map((endpoint) => ({ endpoint, resource: deps.resources[endpoint] as string })),
         redirectHost: redirectHost(String(p.redirect_uri ?? '')),
+        staysConnected: refresh
+          ? { survivesSignOut: scopes.includes('offline_access'), ttlS: deps.refreshTokenTtlS }
+          : null,
       };
       if (!endpoints.includes('/authoring')) return { view, allowed: true as boolean | null };
       const who = await deps.bus
