@@ -86,7 +86,8 @@ function outboxCommitted(pool: pg.Pool): void {
  */
 function watchOutbox(client: pg.PoolClient, pool: pg.Pool): void {
   const original = client.query as (...args: unknown[]) => unknown;
-  let inTransaction = false;
+  const transaction = { open: false };
+  inTransaction.set(client, transaction);
   let wrote = false;
   (client as unknown as { query: (...args: unknown[]) => unknown }).query = function watched(
     this: unknown,
@@ -95,19 +96,20 @@ function watchOutbox(client: pg.PoolClient, pool: pg.Pool): void {
     const first = args[0] as string | { text?: string; submit?: unknown } | undefined;
     const text = typeof first === 'string' ? first : typeof first?.submit === 'function' ? '' : (first?.text ?? '');
     let wakeOnSuccess = false;
-    const head = text.length <= 64 ? text.trim().slice(0, 17).toLowerCase() : '';
+    const head = text.trimStart().slice(0, 17).toLowerCase();
+    const short = text.length <= 64;
     if (head.startsWith('begin') || head.startsWith('start transaction')) {
-      inTransaction = true;
+      transaction.open = true;
       wrote = false;
-    } else if (head === 'commit' || head === 'end') {
+    } else if (short && (head.trimEnd() === 'commit' || head.trimEnd() === 'end')) {
       wakeOnSuccess = wrote;
-      inTransaction = false;
+      transaction.open = false;
       wrote = false;
-    } else if (head === 'rollback' || head === 'abort') {
-      inTransaction = false;
+    } else if (short && (head.trimEnd() === 'rollback' || head.trimEnd() === 'abort')) {
+      transaction.open = false;
       wrote = false;
     } else if (text.includes('insert into outbox')) {
-      if (inTransaction) wrote = true;
+      if (transaction.open) wrote = true;
       else wakeOnSuccess = true;
     }
     if (!wakeOnSuccess) return original.apply(this, args);
@@ -139,6 +141,9 @@ const PREPARE_AFTER = 3;
 const SEEN_MAX = 5000;
 const preparedNames = new Map<string, string>();
 const seenTexts = new Map<string, number>();
+/** Texts whose prepared plan PostgreSQL refused after a table changed under it: never named again here. */
+const unpreparable = new Set<string>();
+let namesGiven = 0;
 
 /**
  * The name a statement text runs under as a prepared statement, or undefined while it runs
@@ -149,9 +154,20 @@ const seenTexts = new Map<string, number>();
  * after five runs when that costs no more than the custom ones). What keeps it correct: one name
  * per exact text (a name never stands for two texts), the schema is the pool's fixed
  * search_path, PostgreSQL re-plans a prepared statement itself when a table it reads changes,
- * and behind a transaction pooler (`DB_PREPARED_STATEMENTS=false`) UnnamedClient drops the name.
+ * and behind a transaction pooler (`DB_PREPARED_STATEMENTS=false`) nothing is named.
  * Bounded: at most {@link PREPARED_MAX} texts are ever named (texts built with a varying number of
  * parameters fill it at worst, and the rest then runs unnamed, as before).
+ *
+ * A migration of another replica can change a table under a prepared statement: its row type
+ * (`select *` after a column was added, a column's type widened: PostgreSQL refuses the statement,
+ * 0A000 "cached plan must not change result type"), or the column a parameter's type was inferred
+ * from at prepare time (an integer column widened to bigint: the prepared parameter is still an
+ * integer, and a value past it fails with 22003). So statements with a `*` column list are never
+ * named, and a named text that fails with a plan, data (22…) or datatype-mismatch error runs
+ * unnamed from then on (with the types of the tables as they are now): outside a transaction it
+ * is run again at once (a failed statement changed nothing), inside one the transaction fails
+ * once (its caller's retry, or the consumer's redelivery, then runs it unnamed). A statement that
+ * fails that way for its own reasons only loses its name.
  */
 function preparedName(text: string): string | undefined {
   const named = preparedNames.get(text);
@@ -163,10 +179,26 @@ function preparedName(text: string): string | undefined {
     return undefined;
   }
   seenTexts.delete(text);
-  const name = `studium_${preparedNames.size + 1}`;
+  if (unpreparable.has(text) || STAR_COLUMNS.test(text)) {
+    unpreparable.add(text);
+    return undefined;
+  }
+  const name = `studium_${++namesGiven}`;
   preparedNames.set(text, name);
   return name;
 }
+
+/** A `*` column list (`select *`, `"t".*`, `returning *`): its row type follows the table's. */
+const STAR_COLUMNS = /(^|[\s,(])("?\w+"?\.)?\*(\s|,|$)/;
+
+/** An error a prepared statement can owe to a table that changed under it (see {@link preparedName}). */
+function planOutdated(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code === '0A000' || code === '42804' || code.startsWith('22'));
+}
+
+/** Per pool client: whether it is inside a transaction (kept by {@link watchOutbox}). */
+const inTransaction = new WeakMap<object, { open: boolean }>();
 
 /** Makes a pool client run repeated parameterised statements as named prepared ones (see {@link preparedName}). */
 function prepareRepeated(client: pg.PoolClient): void {
@@ -179,7 +211,28 @@ function prepareRepeated(client: pg.PoolClient): void {
     if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0) return original.apply(this, args);
     const name = preparedName(text);
     if (name === undefined) return original.apply(this, args);
-    return original.apply(this, [{ name, text, values }, ...args.slice(2)]);
+    const outdated = () => {
+      if (preparedNames.get(text) === name) preparedNames.delete(text);
+      unpreparable.add(text);
+      return !inTransaction.get(client)?.open;
+    };
+    const rest = args.slice(2);
+    const last = rest.at(-1);
+    if (typeof last === 'function') {
+      const done = last as (err: unknown, res: unknown) => void;
+      return original.apply(this, [
+        { name, text, values },
+        ...rest.slice(0, -1),
+        (err: unknown, res: unknown) => {
+          if (planOutdated(err) && outdated()) original.apply(this, [text, values, ...rest]);
+          else done(err, res);
+        },
+      ]);
+    }
+    return (original.apply(this, [{ name, text, values }, ...rest]) as Promise<unknown>).catch((err) => {
+      if (planOutdated(err) && outdated()) return original.apply(this, [text, values, ...rest]);
+      throw err;
+    });
   };
 }
 

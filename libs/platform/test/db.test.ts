@@ -137,3 +137,69 @@ describe('openDatabase', () => {
     await expect(ensureDatabase(url.toString())).rejects.toThrow(/not a safe SQL identifier/);
   });
 });
+
+describe('prepared statements', () => {
+  type Db = { items: { id: number; n: number } };
+  async function items(schema: string, prepared = true) {
+    const database = openDatabase<Db>(env.databaseUrl, schema, { max: 1, preparedStatements: prepared });
+    opened.push(database as Database<unknown>);
+    await database.pool.query(`create schema if not exists ${schema}`);
+    await database.pool.query('create table items (id int primary key, n int not null)');
+    await database.pool.query('insert into items values (1, 10), (2, 20)');
+    return database;
+  }
+  /** The statements the pool's one connection holds prepared. */
+  const preparedOn = async (database: Database<Db>) =>
+    (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(database.db)).rows.map(
+      (r) => r.statement,
+    );
+
+  it('a statement run again is prepared once per connection; a * column list and a pooler pool never are', async () => {
+    const database = await items('prepared_test');
+    for (let i = 0; i < 5; i++) {
+      await database.db.selectFrom('items').select(['id', 'n']).where('id', '=', 1).execute();
+      await database.db.selectFrom('items').selectAll().where('id', '=', 2).execute();
+    }
+    const held = await preparedOn(database);
+    expect(held.filter((s) => s.includes('select "id", "n" from "items"'))).toHaveLength(1);
+    expect(held.filter((s) => s.includes('select * from "items"'))).toHaveLength(0);
+    const pooled = await items('prepared_pooler_test', false);
+    for (let i = 0; i < 5; i++) await pooled.db.selectFrom('items').select(['n']).where('id', '=', 1).execute();
+    expect(await preparedOn(pooled)).toEqual([]);
+  });
+
+  it('a statement whose row type a migration changed runs again unnamed, at once outside a transaction', async () => {
+    const database = await items('prepared_change_test');
+    const read = () => database.db.selectFrom('items').select(['id', 'n']).where('n', '>', 0).orderBy('id').execute();
+    for (let i = 0; i < 5; i++) await read();
+    // Another replica's migration widens the column the prepared statement returns.
+    await database.pool.query('alter table items alter column n type bigint');
+    expect(await read()).toEqual([
+      { id: 1, n: 10 },
+      { id: 2, n: 20 },
+    ]);
+    // Inside a transaction the refusal fails that transaction once; the text is unnamed from then on.
+    const inTransaction = () =>
+      database.db.transaction().execute((trx) => trx.selectFrom('items').select(['n']).where('id', '=', 2).execute());
+    for (let i = 0; i < 5; i++) await inTransaction();
+    await database.pool.query('alter table items alter column n type numeric');
+    await expect(inTransaction()).rejects.toThrow(/cached plan must not change result type/);
+    expect(await inTransaction()).toEqual([{ n: '20' }]);
+  });
+
+  it('a prepared parameter typed by a column a migration widened runs again unnamed with the new type', async () => {
+    const database = await items('prepared_param_test');
+    const put = (id: number, n: number) =>
+      database.db
+        .insertInto('items')
+        .values({ id, n })
+        .onConflict((oc) => oc.column('id').doNothing())
+        .execute();
+    for (let i = 0; i < 5; i++) await put(10 + i, i);
+    await database.pool.query('alter table items alter column n type bigint');
+    // The prepared statement's parameter is still an integer: 2^31 fails with 22003, then runs unnamed.
+    await put(20, 2 ** 31);
+    const { rows } = await database.pool.query('select n from items where id = 20');
+    expect(rows).toEqual([{ n: 2 ** 31 }]);
+  });
+});
