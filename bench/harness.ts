@@ -32,7 +32,12 @@ export async function benchPlace(tag: string) {
   await ensureDatabase(databaseUrl);
   // BENCH_PG_LOG=1: every statement of the run's database goes to the server's log with its
   // duration (where the database's time goes, without pg_stat_statements); costs the run some speed.
-  if (process.env.BENCH_PG_LOG) await logStatements(databaseUrl);
+  if (process.env.BENCH_PG_LOG) await databaseSetting(databaseUrl, 'log_min_duration_statement', '0');
+  // BENCH_PG_SET=name=value,…: settings of the run's database (experiments: plan_cache_mode …).
+  for (const pair of (process.env.BENCH_PG_SET ?? '').split(',').filter(Boolean)) {
+    const [name = '', value = ''] = pair.split('=');
+    await databaseSetting(databaseUrl, name, value);
+  }
   const keys = generateEdgeKeys();
   const trust: BusTrust = { signer: principalSigner(keys.privateKey), verifier: principalVerifier(keys.publicKey) };
   const env: Record<string, string> = {
@@ -49,12 +54,13 @@ export async function benchPlace(tag: string) {
   return { id, prefix, databaseUrl, env, trust };
 }
 
-async function logStatements(databaseUrl: string): Promise<void> {
+async function databaseSetting(databaseUrl: string, setting: string, value: string): Promise<void> {
+  if (!/^[a-z_]+$/.test(setting) || !/^[A-Za-z0-9_.]+$/.test(value)) throw new Error(`bad setting ${setting}=${value}`);
   const name = new URL(databaseUrl).pathname.slice(1);
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    await client.query(`alter database "${name}" set log_min_duration_statement = 0`);
+    await client.query(`alter database "${name}" set ${setting} = '${value}'`);
   } finally {
     await client.end();
   }
