@@ -124,7 +124,7 @@ describe('the curator’s notes from the cabinet', () => {
 
 describe('testers of a course not open yet', () => {
   const access = () =>
-    env.bus.request(courseAccess, null, { user: tester.user, course, space: null, course_space: null });
+    env.bus.request(courseAccess, tester, { user: tester.user, course, space: null, course_space: null });
 
   it('only the course’s instructors and staff grant them (403 otherwise)', async () => {
     const denied = env.bus.request(grant_tester, outsider, { course, user: tester.user });

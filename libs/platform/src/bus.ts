@@ -103,6 +103,17 @@ export function checkActsFor(ctx: Pick<CallContext, 'principal'>, user: string):
   if (ctx.principal && ctx.principal.user !== user) throw new Failure(403, 'acts for another user than its caller');
 }
 
+/**
+ * For an internal operation that only ever runs inside a user's call (an access check, a lesson's
+ * progress): the request must carry that user's signed principal, passed on by the service that
+ * asks ({@link checkActsFor}); without one it is a 401, so even a process allowed on the subject
+ * cannot ask it for an arbitrary user.
+ */
+export function requireActsFor(ctx: Pick<CallContext, 'principal'>, user: string): void {
+  if (!ctx.principal) throw new Failure(401, 'unsigned');
+  checkActsFor(ctx, user);
+}
+
 /** One endpoint of a service: a contract and its handler. */
 export interface Endpoint {
   contract: Contract;

@@ -37,7 +37,7 @@ afterAll(async () => {
 });
 
 const access = (args: { user?: string; course: string; space?: string | null; course_space?: string | null }) =>
-  env.bus.request(courseAccess, null, {
+  env.bus.request(courseAccess, student(args.user ?? 'emp@t'), {
     user: args.user ?? 'emp@t',
     course: args.course,
     space: args.space ?? null,
@@ -45,6 +45,16 @@ const access = (args: { user?: string; course: string; space?: string | null; co
   });
 
 describe('enrollment.course_access', () => {
+  it("answers only inside the student's own call: 401 without a signed principal, 403 for another user", async () => {
+    const args = { user: 'emp@t', course: 'assigned', space: null, course_space: null };
+    await expect(env.bus.request(courseAccess, null, args)).rejects.toMatchObject({ status: 401 });
+    await expect(env.bus.request(courseAccess, student('other@t'), args)).rejects.toMatchObject({ status: 403 });
+    expect(await env.bus.request(courseAccess, student('emp@t'), args)).toMatchObject({ ok: true });
+    const mine = { user: 'emp@t', space: null };
+    await expect(env.bus.request(myEnrollments, null, mine)).rejects.toMatchObject({ status: 401 });
+    await expect(env.bus.request(myEnrollments, student('other@t'), mine)).rejects.toMatchObject({ status: 403 });
+  });
+
   it("studies an organization's assignment in its space while personal is selected, with deadline and overdue", async () => {
     const reply = await access({ course: 'assigned' });
     expect(reply).toEqual({
@@ -139,7 +149,7 @@ describe('enrollment.course_access', () => {
 
 describe('enrollment.my_enrollments', () => {
   it('lists the enrollments of the selected space (personal counts active organizations) and of a named one', async () => {
-    const personal = await env.bus.request(myEnrollments, null, { user: 'emp@t', space: null });
+    const personal = await env.bus.request(myEnrollments, student('emp@t'), { user: 'emp@t', space: null });
     expect(personal.ok && personal.data.space).toBe('personal');
     expect(personal.ok && personal.data.enrollments.map((e) => e.course).sort()).toEqual([
       'assigned',
@@ -149,7 +159,7 @@ describe('enrollment.my_enrollments', () => {
     ]);
     const assigned = personal.ok ? personal.data.enrollments.find((e) => e.course === 'assigned') : undefined;
     expect(assigned).toMatchObject({ space: 'acme', organization: 'acme', mandatory: true, overdue: true });
-    expect(await env.bus.request(myEnrollments, null, { user: 'emp@t', space: 'frozen' })).toMatchObject({
+    expect(await env.bus.request(myEnrollments, student('emp@t'), { user: 'emp@t', space: 'frozen' })).toMatchObject({
       ok: false,
       error: { code: 'organization_suspended' },
     });

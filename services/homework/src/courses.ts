@@ -48,9 +48,11 @@ export class CourseGateway {
   ) {}
 
   /** The access check with the space rules: explicit space, then the course's session space, then the selected one. */
-  async access(user: string, course: string, space: string | undefined): Promise<CourseAccess | Refused> {
+  async access(principal: Principal, course: string, space: string | undefined): Promise<CourseAccess | Refused> {
+    const user = principal.user;
     const courseSpace = space ? null : await this.submissions.courseSpace(user, course);
-    const reply = await this.bus.request(courseAccess, null, {
+    // The student's signed principal goes along: enrollment answers only for the caller.
+    const reply = await this.bus.request(courseAccess, principal, {
       user,
       course,
       space: space ?? null,
@@ -77,10 +79,10 @@ export class CourseGateway {
   }
 
   /** A lesson by id, with access in the space: lesson_not_found when the id or key is unknown. */
-  async lesson(user: string, lessonId: string, space: string | undefined): Promise<LessonInCourse | Refused> {
+  async lesson(principal: Principal, lessonId: string, space: string | undefined): Promise<LessonInCourse | Refused> {
     const parsed = parseLessonId(lessonId);
     if (!parsed) return lessonNotFound(lessonId);
-    const access = await this.access(user, parsed.course, space);
+    const access = await this.access(principal, parsed.course, space);
     if ('ok' in access) return access;
     const release = await this.release(parsed.course);
     if ('ok' in release) {

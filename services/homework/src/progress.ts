@@ -1,4 +1,4 @@
-import { type OutputOf, sessionProgress } from '@studium/contracts';
+import { type OutputOf, type Principal, sessionProgress } from '@studium/contracts';
 import type { Bus, Logger } from '@studium/platform';
 
 /** The objectives of a lesson in progress, as lessons.session_progress gives them. */
@@ -11,10 +11,16 @@ export type Objectives = OutputOf<typeof sessionProgress>['objectives'];
  */
 export async function lessonProgress(
   deps: { bus: Bus; log: Logger; timeoutMs: number },
-  q: { user: string; course: string; space: string },
+  principal: Principal,
+  q: { course: string; space: string },
 ): Promise<Objectives | null> {
   try {
-    const reply = await deps.bus.request(sessionProgress, null, q, { timeoutMs: deps.timeoutMs });
+    const reply = await deps.bus.request(
+      sessionProgress,
+      principal,
+      { user: principal.user, ...q },
+      { timeoutMs: deps.timeoutMs },
+    );
     if (!reply.ok || reply.data.session === null) return null;
     return reply.data.objectives;
   } catch (err) {

@@ -3,6 +3,7 @@ import {
   courseAccess,
   decodePrincipalChanged,
   PRINCIPAL_CHANGED,
+  type Principal,
   type Reply,
 } from '@studium/contracts';
 import type { Bus } from '@studium/platform';
@@ -36,17 +37,19 @@ export class AccessCache {
         : null;
   }
 
-  /** The access check; `fresh` skips the kept answer. */
+  /** The access check of the caller (its signed principal goes along); `fresh` skips the kept answer. */
   async check(
-    q: { user: string; course: string; space: string | null; course_space: string | null },
+    principal: Principal,
+    q: { course: string; space: string | null; course_space: string | null },
     fresh: boolean,
   ): Promise<Reply<CourseAccess>> {
-    const key = `${q.user}\n${q.course}\n${q.space ?? ''}\n${q.course_space ?? ''}`;
+    const user = principal.user;
+    const key = `${user}\n${q.course}\n${q.space ?? ''}\n${q.course_space ?? ''}`;
     const held = this.kept.get(key);
     if (!fresh && held && Date.now() - held.at < this.ttlMs) return held.reply;
-    const gen = this.generation.get(q.user) ?? 0;
-    const reply = await this.bus.request(courseAccess, null, q);
-    if (this.ttlMs > 0 && reply.ok && (this.generation.get(q.user) ?? 0) === gen) {
+    const gen = this.generation.get(user) ?? 0;
+    const reply = await this.bus.request(courseAccess, principal, { user, ...q });
+    if (this.ttlMs > 0 && reply.ok && (this.generation.get(user) ?? 0) === gen) {
       if (this.kept.size > 50_000) this.kept.clear();
       this.kept.set(key, { at: Date.now(), reply });
     }

@@ -8,13 +8,13 @@ import type { Session } from './repositories/session.repository.ts';
 /** The access check of a course tool (enrollment.course_access). */
 export function checkAccess(
   deps: Pick<LessonsDeps, 'access'>,
-  user: string,
+  principal: Principal,
   course: string,
   space: string | null,
   courseSpace: string | null,
   fresh = true,
 ): Promise<Reply<CourseAccess>> {
-  return deps.access.check({ user, course, space, course_space: courseSpace }, fresh);
+  return deps.access.check(principal, { course, space, course_space: courseSpace }, fresh);
 }
 
 /**
@@ -24,11 +24,11 @@ export function checkAccess(
  */
 export async function sessionAccess(
   deps: Pick<LessonsDeps, 'access'>,
-  user: string,
+  principal: Principal,
   session: Pick<Session, 'course' | 'space'>,
   fresh = true,
 ): Promise<Reply<CourseAccess>> {
-  const access = await checkAccess(deps, user, session.course, session.space, session.space, fresh);
+  const access = await checkAccess(deps, principal, session.course, session.space, session.space, fresh);
   if (access.ok) return access;
   const code = access.error.code;
   if (code === 'space_not_available' || code === 'course_not_in_space') {
@@ -82,7 +82,7 @@ export async function checkSession(
   // An unknown id is refused like another student's (docs/decisions.md: it does not tell them apart).
   if (!session || session.user_id !== principal.user) return refusals.notYourSession(sessionId);
   const [access, active] = await Promise.all([
-    sessionAccess(deps, principal.user, session, opts.fresh),
+    sessionAccess(deps, principal, session, opts.fresh),
     activeRelease(session.course),
   ]);
   if (!access.ok) return access;

@@ -15,9 +15,26 @@ afterAll(async () => {
 
 const NONE = { ok: true, data: { session: null, lesson: null, objectives: [] } };
 const progress = (user: string, space = 'personal') =>
-  h.env.bus.request(sessionProgress, null, { user, course: h.basics.course, space });
+  h.env.bus.request(
+    sessionProgress,
+    { user, full_name: user, roles: ['Student'], scope: 'write', space: 'personal' },
+    { user, course: h.basics.course, space },
+  );
 
 describe('lessons.session_progress', () => {
+  it("answers only inside the student's own call: 401 without a signed principal, 403 for another user", async () => {
+    const args = { user: 'progress-x@t', course: h.basics.course, space: 'personal' };
+    await expect(h.env.bus.request(sessionProgress, null, args)).rejects.toMatchObject({ status: 401 });
+    const other = {
+      user: 'other@t',
+      full_name: 'Other',
+      roles: ['Student'],
+      scope: 'write' as const,
+      space: 'personal',
+    };
+    await expect(h.env.bus.request(sessionProgress, other, args)).rejects.toMatchObject({ status: 403 });
+  });
+
   it('answers no session before start_lesson, then the objectives with the statuses of lesson_map', async () => {
     const p = await h.student('progress@t');
     expect(await progress(p.user)).toEqual(NONE);

@@ -41,7 +41,7 @@ export function checkHomeworkFilesHandler(deps: { gateway: CourseGateway; submis
   return endpoint(checkHomeworkFiles, async (args, ctx) => {
     const who = caller(ctx);
     if (args.files.some((f) => 'invalid' in f)) return invalidFiles();
-    const at = await deps.gateway.lesson(who.user, args.lesson, args.space);
+    const at = await deps.gateway.lesson(who, args.lesson, args.space);
     if ('ok' in at) return at;
     const hw = at.lesson.homework;
     if (!hw) return noHomework(args.lesson);

@@ -11,7 +11,7 @@ export async function readDocuments(
   args: { course: string; artifact?: string | undefined },
   space: string | undefined,
 ) {
-  const access = await deps.gateway.access(who.user, args.course, space);
+  const access = await deps.gateway.access(who, args.course, space);
   if ('ok' in access) return access;
   const release = await deps.gateway.release(args.course);
   let document: Release['document'] = null;

@@ -18,7 +18,7 @@ export function myHomeworkHandler(deps: Deps) {
   return endpoint(my_homework, async (args, ctx) => {
     const who = caller(ctx);
     if (args.lesson !== undefined) {
-      const at = await deps.gateway.lesson(who.user, args.lesson, args.space);
+      const at = await deps.gateway.lesson(who, args.lesson, args.space);
       if ('ok' in at) return at;
       const row = await deps.submissions.find(who.user, at.id, at.access.space);
       const task = homeworkTask(at.lesson);
@@ -32,12 +32,12 @@ export function myHomeworkHandler(deps: Deps) {
     }
     let space: string;
     if (args.course !== undefined) {
-      const access = await deps.gateway.access(who.user, args.course, args.space);
+      const access = await deps.gateway.access(who, args.course, args.space);
       if ('ok' in access) return access;
       space = access.space;
     } else {
       // Without a course, the space is checked against the student's spaces (space_not_available, organization_suspended).
-      const reply = await deps.bus.request(myEnrollments, null, { user: who.user, space: args.space ?? null });
+      const reply = await deps.bus.request(myEnrollments, who, { user: who.user, space: args.space ?? null });
       if (!reply.ok) return reply;
       space = reply.data.space;
     }

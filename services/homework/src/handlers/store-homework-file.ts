@@ -34,7 +34,7 @@ export function storeHomeworkFileHandler(deps: {
     const staged = parsed.success ? parsed.data.filter((f): f is Kept => 'object' in f) : [];
     const reply = await (async () => {
       if (!parsed.success || parsed.data.some((f) => 'invalid' in f)) return invalidFiles();
-      const at = await deps.gateway.lesson(who.user, args.lesson, args.space);
+      const at = await deps.gateway.lesson(who, args.lesson, args.space);
       if ('ok' in at) return at;
       const hw = at.lesson.homework;
       if (!hw) return noHomework(args.lesson);

@@ -11,7 +11,7 @@ import { ANSWER_LIMIT, type UrlSigner } from '../views.ts';
 export function submitHomeworkHandler(deps: { db: Kysely<HomeworkDb>; gateway: CourseGateway; signer: UrlSigner }) {
   return endpoint(submit_homework, async (args, ctx) => {
     const who = caller(ctx);
-    const at = await deps.gateway.lesson(who.user, args.lesson, args.space);
+    const at = await deps.gateway.lesson(who, args.lesson, args.space);
     if ('ok' in at) return at;
     const hw = at.lesson.homework;
     if (!hw) return noHomework(args.lesson);

@@ -24,7 +24,7 @@ export function updateArtifactHandler(deps: {
 }) {
   return endpoint(update_artifact, async (args, ctx) => {
     const who = caller(ctx);
-    const access = await deps.gateway.access(who.user, args.course, args.space);
+    const access = await deps.gateway.access(who, args.course, args.space);
     if ('ok' in access) return access;
     const release = await deps.gateway.release(args.course);
     const document = 'ok' in release ? null : release.content.document;
@@ -41,10 +41,10 @@ export function updateArtifactHandler(deps: {
       );
     }
     const key = { user: who.user, course: args.course, space: access.space, artifact: document.key };
-    const progress = lessonProgress(
-      { bus: deps.bus, log: deps.log, timeoutMs: deps.progressTimeoutMs },
-      { user: who.user, course: args.course, space: access.space },
-    );
+    const progress = lessonProgress({ bus: deps.bus, log: deps.log, timeoutMs: deps.progressTimeoutMs }, who, {
+      course: args.course,
+      space: access.space,
+    });
     const reply = await transact(deps.db, async (trx) => {
       const documents = new DocumentRepository(trx);
       const state = await documents.lock(key);

@@ -17,7 +17,7 @@ export function uploadHomeworkFileHandler(deps: {
 }) {
   return endpoint(upload_homework_file, async (args, ctx) => {
     const who = caller(ctx);
-    const at = await deps.gateway.lesson(who.user, args.lesson, args.space);
+    const at = await deps.gateway.lesson(who, args.lesson, args.space);
     if ('ok' in at) return at;
     const hw = at.lesson.homework;
     if (!hw) return noHomework(args.lesson);

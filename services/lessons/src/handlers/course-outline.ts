@@ -21,7 +21,7 @@ export function courseOutlineHandler(deps: LessonsDeps) {
     // One statement for the student's state in the course; the programs come with the access check.
     const state = await deps.courseStates.of(user, course);
     const [access, active] = await Promise.all([
-      checkAccess(deps, user, course, null, state.courseSpace),
+      checkAccess(deps, principal, course, null, state.courseSpace),
       deps.releases.activeFrom(course, state.activeRelease),
     ]);
     if (!access.ok) return access;

@@ -91,7 +91,7 @@ export async function chooseTarget(
     const next = active.ok ? nextOpenLesson(active.data.order, skippedLessons(state, active.data)) : null;
     if (next) return ok({ course: last.course, lessonKey: next, mode: 'auto', state });
   }
-  const mine = await deps.bus.request(myEnrollments, null, { user, space: args.space ?? null });
+  const mine = await deps.bus.request(myEnrollments, principal, { user, space: args.space ?? null });
   if (!mine.ok) return mine;
   for (const e of rankEnrollments(mine.data.enrollments)) {
     const inCourse = await deps.courseStates.of(user, e.course);

@@ -58,7 +58,7 @@ async function startLesson(
 
   const { state } = target.data;
   const [access, active] = await Promise.all([
-    checkAccess(deps, user, course, args.space ?? null, state.courseSpace),
+    checkAccess(deps, principal, course, args.space ?? null, state.courseSpace),
     deps.releases.activeFrom(course, state.activeRelease),
   ]);
   if (!access.ok) return access;

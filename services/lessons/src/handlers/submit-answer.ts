@@ -44,7 +44,7 @@ export function submitAnswerHandler(deps: LessonsDeps) {
     const session = found.session;
     if (!session) throw new Error(`attempt ${attempt.id} without its session`);
     const [access, active] = await Promise.all([
-      sessionAccess(deps, principal.user, session),
+      sessionAccess(deps, principal, session),
       deps.releases.activeFrom(attempt.course, found.activeRelease),
     ]);
     if (!access.ok) return access;
