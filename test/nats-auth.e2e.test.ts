@@ -3,19 +3,13 @@
 // NATS user, as in deployment, ai-chat among them (pointed at a scripted model), so the tutor's
 // turn crosses the bus as it does in deployment: frames to the edge's inbox, control messages and
 // tool results to ai-chat's, the tool calls from the edge to lessons.
-import type { ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { create_course, releaseContent } from '@studium/contracts';
-import { createBus, createLogger, dropDatabase, ensureDatabase, natsOptions, openDatabase } from '@studium/platform';
-import { EDGE_TRUST, eventually, type LlmRequest, type ScriptedLlm, startScriptedLlm } from '@studium/testing';
+import { createBus, createLogger, openDatabase } from '@studium/platform';
+import { EDGE_TRUST, eventually, type LlmRequest } from '@studium/testing';
 import { sql } from 'kysely';
-import { connect, ErrorCode, type NatsConnection, type NatsError } from 'nats';
+import { ErrorCode, type NatsConnection, type NatsError } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnTs } from '../bench/harness.ts';
-import { freePort, type OwnNats, startOwnNats } from '../scripts/nats-server.ts';
 import { HomeworkFiles } from '../services/edge/src/homework-files.ts';
 import { EnrollmentAdmin } from '../services/enrollment/src/admin.ts';
 import type { EnrollmentDb } from '../services/enrollment/src/db.ts';
@@ -23,68 +17,26 @@ import { FileStore } from '../services/homework/src/file-store.ts';
 import { answerText, sendMessage, shape } from './support/ai-chat.ts';
 import { connectAgent, data } from './support/clients.ts';
 import { CURATOR, EXAMPLES, publishMap } from './support/lessons.ts';
+import { startNatsUsersStack } from './support/nats-users.ts';
 import { scriptedTutor } from './support/scripted-tutor.ts';
 import { type QuizKey, quizKey } from './support/teach.ts';
 import { type TutorEvent, tutorTurn } from './support/tutor.ts';
 
-const id = randomBytes(4).toString('hex');
-const prefix = `na${id}`;
-const databaseUrl = `postgres://postgres@127.0.0.1:5432/studium_t_na_${id}`;
-let dir: string;
-let nats: OwnNats;
+let stack: Awaited<ReturnType<typeof startNatsUsersStack>>;
+let prefix: string;
 let operator: NatsConnection;
-const children: ChildProcess[] = [];
 let edgeUrl: string;
 let token: string;
 let tutorToken: string;
 let teacherToken: string;
 let course: string;
 let key: QuizKey;
-let llm: ScriptedLlm;
-
-/** A connection as one of the generated users. */
-function connectAs(user: 'lessons' | 'operator' | 'homework' | 'edge') {
-  const env = nats.envFor(user);
-  return connect(natsOptions({ NATS_URL: env.NATS_URL, NATS_USER: user, NATS_PASSWORD: env.NATS_PASSWORD }, user));
-}
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'studium-nats-'));
-  nats = await startOwnNats(dir, prefix);
-  await ensureDatabase(databaseUrl);
-  llm = await startScriptedLlm();
-  const common = {
-    DATABASE_URL: databaseUrl,
-    SUBJECT_PREFIX: prefix,
-    LOG_LEVEL: 'info',
-    HEALTH_PORT: '0',
-    FILE_URL_SECRET: randomBytes(32).toString('hex'),
-    // Seven processes on a shared PostgreSQL: a few connections each is plenty for one student.
-    DB_POOL_MAX: '3',
-  };
-  const own = {
-    // knowledge warms WARM_CONNECTIONS clients at once at start: never more than its pool holds.
-    knowledge: { WARM_CONNECTIONS: '1' },
-    // The tutor's model: the scripted OpenAI-compatible server of this test.
-    'ai-chat': { AI_BASE_URL: llm.url, AI_MODEL: 'scripted-tutor', AI_MAX_RETRIES: '0' },
-  } as Record<string, Record<string, string>>;
-  const started = /"msg":"service started"/;
-  for (const name of ['enrollment', 'courses', 'lessons', 'homework', 'knowledge', 'ai-chat'] as const) {
-    const env = { ...common, ...nats.envFor(name), ...own[name] };
-    const { child } = await spawnTs(`services/${name}/src/main.ts`, env, started);
-    children.push(child);
-  }
-  const port = await freePort();
-  const edge = await spawnTs(
-    'services/edge/src/main.ts',
-    { ...common, ...nats.envFor('edge'), PORT: String(port) },
-    /edge listening/,
-  );
-  children.push(edge.child);
-  edgeUrl = `http://127.0.0.1:${port}`;
-
-  operator = await connectAs('operator');
-  const database = openDatabase<EnrollmentDb>(databaseUrl, 'enrollment', 1);
+  stack = await startNatsUsersStack('na');
+  ({ prefix, edgeUrl } = stack);
+  operator = await stack.connectAs('operator');
+  const database = openDatabase<EnrollmentDb>(stack.databaseUrl, 'enrollment', 1);
   try {
     const admin = new EnrollmentAdmin(database.db, { nc: operator, prefix });
     await admin.upsertUser('student@test', 'Анна', ['Student']);
@@ -118,13 +70,8 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  for (const c of children) c.kill('SIGTERM');
-  await Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : null)));
   await operator?.drain().catch(() => {});
-  await nats?.stop();
-  await llm?.close();
-  await dropDatabase(databaseUrl).catch(() => {});
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await stack?.close();
 });
 
 /** The text of a tutor turn: its content events joined. */
@@ -134,15 +81,9 @@ const text = (events: TutorEvent[]) =>
     .map((e) => e.content)
     .join('');
 
-/** How far the server's log goes now: a test passes it to {@link undeliberateViolations} to see only its own. */
-async function logMark(): Promise<number> {
-  return (await readFile(nats.logFile)).length;
-}
-
-/** The server's permission violations since `from` (a {@link logMark}), less the deliberate ones of the first test. */
+/** The server's permission violations since `from` (a log mark), less the deliberate ones of the first test. */
 async function undeliberateViolations(from = 0): Promise<string[]> {
-  const log = (await readFile(nats.logFile)).subarray(from).toString('utf8');
-  const violations = log.split('\n').filter((l) => l.includes('Violation'));
+  const violations = await stack.violations(from);
   const deliberate = [`${prefix}.courses.create_course`, `${prefix}.courses.>`, '_INBOX_edge.>', '>'].map(
     (s) => `User "lessons", Subject "${s}"`,
   );
@@ -151,7 +92,7 @@ async function undeliberateViolations(from = 0): Promise<string[]> {
 
 describe('NATS users and subject permissions', () => {
   it('keep a service to its own subjects: no tool subject of another service, no one else’s requests or replies', async () => {
-    const lessons = await connectAs('lessons');
+    const lessons = await stack.connectAs('lessons');
     try {
       const err = await lessons
         .request(`${prefix}.${create_course.subject}`, JSON.stringify({ args: { title: 'x', summary: 'y' } }), {
@@ -175,13 +116,13 @@ describe('NATS users and subject permissions', () => {
     } finally {
       await lessons.close().catch(() => {});
     }
-    const log = await readFile(nats.logFile, 'utf8');
+    const log = (await stack.violations()).join('\n');
     expect(log).toContain(`Publish Violation - User "lessons", Subject "${prefix}.courses.create_course"`);
   });
 
   it('let the edge put homework files into the object store and homework check and remove them', async () => {
-    const edge = await connectAs('edge');
-    const homework = await connectAs('homework');
+    const edge = await stack.connectAs('edge');
+    const homework = await stack.connectAs('homework');
     try {
       const staged = await new HomeworkFiles(edge, prefix, 'x'.repeat(32)).stage([
         { name: 'notes.txt', content: Buffer.from('конспект').toString('base64') },
@@ -220,11 +161,11 @@ describe('NATS users and subject permissions', () => {
   });
 
   it('let the tutor teach a lesson: ai-chat’s turn, its frames to the edge, the tool calls the edge runs for the student', async () => {
-    const mark = await logMark();
+    const mark = await stack.logMark();
     const lesson = `${course}.interests`;
     // start_lesson in channel web, lesson_item and mark_goal for each item, request_quiz, the
     // question shown; each next turn answers it (submit_answer) until the quiz is passed.
-    llm.script(scriptedTutor({ start: { lesson } }));
+    stack.llm.script(scriptedTutor({ start: { lesson } }));
     const first = await tutorTurn(edgeUrl, tutorToken, { message: 'Здравствуйте!', lesson });
     // A refused subscription or publish breaks the turn: name it rather than the turn's error.
     expect(await undeliberateViolations(mark)).toEqual([]);
@@ -254,7 +195,7 @@ describe('NATS users and subject permissions', () => {
     expect(text(last.events)).toContain('урок пройден');
 
     // The tools really ran in lessons, for this student, in the web session.
-    const lessons = openDatabase(databaseUrl, 'lessons', 1);
+    const lessons = openDatabase(stack.databaseUrl, 'lessons', 1);
     try {
       const marks = await sql<{ status: string; channel: string }>`
         select m.status, s.channel from goal_marks m join sessions s on s.id = m.session_id
@@ -280,11 +221,11 @@ describe('NATS users and subject permissions', () => {
   });
 
   it('let the tutor’s other tools run for the student: remember in knowledge, update_artifact in homework, report_issue in courses', async () => {
-    const mark = await logMark();
+    const mark = await stack.logMark();
     const lesson = `${course}.why-prepare`;
     const toolData = (req: LlmRequest) =>
       req.body.messages.filter((m) => m.role === 'tool').map((m) => JSON.parse(m.content ?? '{}'));
-    llm.script((req) => {
+    stack.llm.script((req) => {
       const replies = toolData(req);
       if (replies.length === 0) return { toolCalls: [{ name: 'start_lesson', arguments: { lesson } }] };
       const session = replies[0].session as string;
@@ -305,7 +246,7 @@ describe('NATS users and subject permissions', () => {
     expect(turn.events.at(-1)).toMatchObject({ type: 'done' });
     expect(text(turn.events)).toBe('Записал.');
     // The model read each tool's own answer, not a refusal or a failure's phrase.
-    const [started, remembered, artifact, report] = toolData(llm.requests.at(-1)!);
+    const [started, remembered, artifact, report] = toolData(stack.llm.requests.at(-1)!);
     expect(started).toMatchObject({ session: expect.any(String) });
     expect(remembered).toMatchObject({ key: 'pace', kind: 'observation' });
     // counterpart written; subject, the other required cell, still empty.
@@ -314,8 +255,8 @@ describe('NATS users and subject permissions', () => {
   });
 
   it('let a teacher’s chat answer stream from ai-chat to the edge, as the tutor’s turns do', async () => {
-    const mark = await logMark();
-    llm.script({ chunks: ['Начните ', 'с пиццы.'] });
+    const mark = await stack.logMark();
+    stack.llm.script({ chunks: ['Начните ', 'с пиццы.'] });
     const res = await sendMessage(edgeUrl, teacherToken, { message: 'Как объяснить дроби?' });
     expect(await undeliberateViolations(mark)).toEqual([]);
     expect(res.status).toBe(200);
