@@ -16,8 +16,6 @@ export const BaseConfig = z.object({
   DATABASE_DIRECT_URL: z.string().optional(),
   /** PostgreSQL connections of one process; unset: the service's default (see docs/operations.md). */
   DB_POOL_MAX: z.coerce.number().int().min(1).max(100).optional(),
-  /** How long an idle PostgreSQL connection is kept (ms); unset: the service's default (see docs/operations.md). */
-  DB_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).optional(),
   /**
    * Named (protocol-level) prepared statements. Set false behind PgBouncer older than 1.21 in
    * transaction mode, which cannot carry them; the statements then run unnamed.

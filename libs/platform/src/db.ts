@@ -25,8 +25,6 @@ export interface PoolSettings {
   directUrl?: string;
   /** False: named prepared statements run unnamed (PgBouncer < 1.21 in transaction mode). */
   preparedStatements?: boolean;
-  /** How long an idle connection stays open (default 10 s). */
-  idleTimeoutMs?: number;
 }
 
 /**
@@ -246,11 +244,10 @@ export function listenPoolOf(pool: pg.Pool): pg.Pool {
   return listenPools.get(pool) ?? pool;
 }
 
-function newPool(url: string, schema: string, max: number, prepared: boolean, idleTimeoutMs = 10_000): pg.Pool {
+function newPool(url: string, schema: string, max: number, prepared: boolean): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max,
-    idleTimeoutMillis: idleTimeoutMs,
     options: `-c search_path=${schema}`,
     ...(prepared ? {} : { Client: UnnamedClient }),
   });
@@ -272,7 +269,7 @@ function newPool(url: string, schema: string, max: number, prepared: boolean, id
 export function openDatabase<DB>(url: string, schema: string, settings: number | PoolSettings = {}): Database<DB> {
   assertIdentifier(schema);
   const opts = typeof settings === 'number' ? { max: settings } : settings;
-  const pool = newPool(url, schema, opts.max ?? 10, opts.preparedStatements ?? true, opts.idleTimeoutMs);
+  const pool = newPool(url, schema, opts.max ?? 10, opts.preparedStatements ?? true);
   // One connection for the relay's LISTEN, straight to PostgreSQL: a transaction pooler would
   // hand the LISTEN to a server connection that other clients then use.
   const direct = opts.directUrl ? newPool(opts.directUrl, schema, 1, true) : null;

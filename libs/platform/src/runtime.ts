@@ -43,8 +43,6 @@ export interface RunOptions<DB> {
   retain?: RetainedTable[];
   /** PostgreSQL connections of the process when DB_POOL_MAX is not set (default 5). */
   poolSize?: number;
-  /** How long an idle connection is kept when DB_IDLE_TIMEOUT_MS is not set (default 10 s, pg's). */
-  poolIdleMs?: number;
 }
 
 /**
@@ -85,7 +83,6 @@ async function startService<DB>(
     max: opts.config.DB_POOL_MAX ?? opts.poolSize ?? 5,
     directUrl: opts.config.DATABASE_DIRECT_URL,
     preparedStatements: opts.config.DB_PREPARED_STATEMENTS,
-    idleTimeoutMs: opts.config.DB_IDLE_TIMEOUT_MS ?? opts.poolIdleMs,
   });
   await retryStartup(
     'postgres',

@@ -203,15 +203,3 @@ describe('prepared statements', () => {
     expect(rows).toEqual([{ n: 2 ** 31 }]);
   });
 });
-
-describe('idle connections', () => {
-  it('are closed after the idle timeout the pool was opened with, and kept until then', async () => {
-    const short = openDatabase<unknown>(env.databaseUrl, 'idle_test', { max: 1, idleTimeoutMs: 1000 });
-    const long = openDatabase<unknown>(env.databaseUrl, 'idle_test', { max: 1, idleTimeoutMs: 60_000 });
-    opened.push(short, long);
-    await Promise.all([short.pool.query('select 1'), long.pool.query('select 1')]);
-    await new Promise((r) => setTimeout(r, 1500));
-    expect(short.pool.totalCount).toBe(0);
-    expect(long.pool.totalCount).toBe(1);
-  });
-});
