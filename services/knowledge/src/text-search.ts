@@ -67,15 +67,19 @@ export async function setupTextSearch(pool: pg.Pool, schema: string, log: Logger
 /**
  * PostgreSQL loads an ispell dictionary once per connection (about half a second for hunspell-kk),
  * at the first use of the configuration. Connections are therefore kept (no idle timeout) and
- * `connections` of them are opened and warmed at start, so no tool call pays the load.
+ * `connections` of them (at most the pool's size: asking for more at once would wait forever) are
+ * opened and warmed at start, so no tool call pays the load. Returns how many were warmed.
  */
-export async function warmConnections(pool: pg.Pool, ts: TextSearch, connections: number): Promise<void> {
-  if (!ts.hunspell) return;
-  (pool as unknown as { options: { idleTimeoutMillis: number } }).options.idleTimeoutMillis = 0;
-  const clients = await Promise.all(Array.from({ length: connections }, () => pool.connect()));
+export async function warmConnections(pool: pg.Pool, ts: TextSearch, connections: number): Promise<number> {
+  if (!ts.hunspell) return 0;
+  const options = (pool as unknown as { options: { idleTimeoutMillis: number; max: number } }).options;
+  options.idleTimeoutMillis = 0;
+  const count = Math.min(connections, options.max);
+  const clients = await Promise.all(Array.from({ length: count }, () => pool.connect()));
   try {
     await Promise.all(clients.map((c) => c.query(`select to_tsvector($1::regconfig, 'бастау')`, [ts.hunspell])));
   } finally {
     for (const c of clients) c.release();
   }
+  return count;
 }

@@ -3,7 +3,7 @@ import { createTestEnv, type TestEnv } from '@studium/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PgBouncer, startPgBouncer } from '../../../test/support/pgbouncer.ts';
-import { setupTextSearch } from '../src/text-search.ts';
+import { setupTextSearch, warmConnections } from '../src/text-search.ts';
 
 // setupTextSearch runs at every start of every replica, through PgBouncer in transaction mode in
 // docker-compose and k8s: a session-level advisory lock taken there lands on one pooled server
@@ -61,4 +61,20 @@ describe('setupTextSearch behind PgBouncer in transaction mode', () => {
       expect(await advisoryLocks()).toBe(0);
     }
   }, 60_000);
+});
+
+describe('warmConnections', () => {
+  it("warms at most the pool's connections and returns (more than the pool holds would wait forever)", async () => {
+    const d = openDatabase<unknown>(env.databaseUrl, SCHEMA, { max: 2 });
+    opened.push(d);
+    const ts = await setupTextSearch(d.pool, SCHEMA, log);
+    // `npm test` installs hunspell-kk first (scripts/ensure-services.ts).
+    expect(ts.hunspell).toBe(`${SCHEMA}.kazakh`);
+    const warmed = await Promise.race([
+      warmConnections(d.pool, ts, 4),
+      new Promise<'hung'>((r) => setTimeout(() => r('hung'), 5000)),
+    ]);
+    expect(warmed).toBe(2);
+    expect(d.pool.totalCount).toBe(2);
+  });
 });
