@@ -1,10 +1,9 @@
 import { chatStartAnswer, decodeChatFrame, type Principal } from '@studium/contracts';
-import { type Bus, type Logger, newInbox } from '@studium/platform';
+import type { Bus, Logger } from '@studium/platform';
 import type { FastifyReply } from 'fastify';
-import type { Subscription } from 'nats';
 import type { ChatEdgeMetrics } from './metrics.ts';
 import { sendChatError, sendRefusal } from './replies.ts';
-import { openRelayStream } from './sse-relay.ts';
+import { frameInbox, openRelayStream } from './sse-relay.ts';
 
 /** Timing of the relay between ai-chat and the client. */
 export interface RelayTiming {
@@ -42,16 +41,12 @@ export async function relayAnswer(
   startedAt: number,
 ): Promise<void> {
   const { bus, metrics, timing } = deps;
-  const inbox = newInbox(bus.nc);
-  const pending: Uint8Array[] = [];
-  let onFrame: ((data: Uint8Array) => void) | null = null;
   // Subscribed before asking, so no frame is missed; frames wait until the stream is open.
-  const sub: Subscription = bus.nc.subscribe(inbox, {
-    callback: (_err, msg) => (onFrame ? onFrame(msg.data) : pending.push(msg.data)),
-  });
+  const inbox = frameInbox(bus);
+  const { sub } = inbox;
   let accepted: Awaited<ReturnType<typeof bus.request<typeof chatStartAnswer>>>;
   try {
-    accepted = await bus.request(chatStartAnswer, principal, { ...args, inbox });
+    accepted = await bus.request(chatStartAnswer, principal, { ...args, inbox: inbox.subject });
   } catch (err) {
     sub.unsubscribe();
     deps.log.warn({ err }, 'ai-chat did not accept the message');
@@ -79,7 +74,7 @@ export async function relayAnswer(
   event({ type: 'message_id', id: message_id });
   let firstToken = true;
 
-  onFrame = (data) => {
+  inbox.listen((data) => {
     if (stream.finished) return;
     const frame = decodeChatFrame(data);
     if (!stream.inOrder(frame?.seq) || !frame) return;
@@ -106,6 +101,5 @@ export async function relayAnswer(
         return never;
       }
     }
-  };
-  for (const data of pending.splice(0)) onFrame(data);
+  });
 }

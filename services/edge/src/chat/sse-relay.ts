@@ -1,4 +1,4 @@
-import type { Bus } from '@studium/platform';
+import { type Bus, newInbox } from '@studium/platform';
 import type { FastifyReply } from 'fastify';
 import type { Subscription } from 'nats';
 import type { Counter } from 'prom-client';
@@ -20,6 +20,37 @@ export interface RelayStream {
   /** ai-chat was heard from (resets the stall watch). */
   heard(): void;
   readonly finished: boolean;
+}
+
+/** Where ai-chat sends an answer's or a turn's frames, subscribed before it is asked to start. */
+export interface FrameInbox {
+  /** The subject to name in the start request. */
+  subject: string;
+  sub: Subscription;
+  /** Hands every frame to `onFrame`: first the ones that came before, in order, then each as it comes. */
+  listen(onFrame: (data: Uint8Array) => void): void;
+}
+
+/**
+ * A new inbox under the connection's own prefix (under the NATS users the edge may listen only
+ * there, and ai-chat may publish only there: never the default `_INBOX.`), subscribed at once so
+ * that no frame is missed; frames wait until the stream is open and {@link FrameInbox.listen} is called.
+ */
+export function frameInbox(bus: Bus): FrameInbox {
+  const subject = newInbox(bus.nc);
+  const pending: Uint8Array[] = [];
+  let onFrame: ((data: Uint8Array) => void) | null = null;
+  const sub = bus.nc.subscribe(subject, {
+    callback: (_err, msg) => (onFrame ? onFrame(msg.data) : pending.push(msg.data)),
+  });
+  return {
+    subject,
+    sub,
+    listen(fn) {
+      onFrame = fn;
+      for (const data of pending.splice(0)) fn(data);
+    },
+  };
 }
 
 /**

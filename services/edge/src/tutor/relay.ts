@@ -6,12 +6,10 @@ import {
   type TutorToolCall,
   tutorStartTurn,
 } from '@studium/contracts';
-import { newInbox } from '@studium/platform';
 import type { FastifyReply } from 'fastify';
-import type { Subscription } from 'nats';
 import type { RelayTiming } from '../chat/relay.ts';
 import { sendChatError } from '../chat/replies.ts';
-import { openRelayStream } from '../chat/sse-relay.ts';
+import { frameInbox, openRelayStream } from '../chat/sse-relay.ts';
 import type { CallDeps, Caller } from '../tools.ts';
 import { sendTutorRefusal, type TutorEdgeMetrics } from './metrics.ts';
 import { runTutorTool } from './run-tool.ts';
@@ -41,17 +39,11 @@ export async function relayTurn(
 ): Promise<void> {
   const { call, metrics, timing } = deps;
   const bus = call.bus;
-  // Under the NATS users the edge may listen only on its own inbox prefix (and ai-chat may
-  // publish only there): never the default `_INBOX.`.
-  const inbox = newInbox(bus.nc);
-  const pending: Uint8Array[] = [];
-  let onFrame: ((data: Uint8Array) => void) | null = null;
-  const sub: Subscription = bus.nc.subscribe(inbox, {
-    callback: (_err, msg) => (onFrame ? onFrame(msg.data) : pending.push(msg.data)),
-  });
+  const inbox = frameInbox(bus);
+  const { sub } = inbox;
   let accepted: Awaited<ReturnType<typeof bus.request<typeof tutorStartTurn>>>;
   try {
-    accepted = await bus.request(tutorStartTurn, caller.principal, { ...args, inbox });
+    accepted = await bus.request(tutorStartTurn, caller.principal, { ...args, inbox: inbox.subject });
   } catch (err) {
     sub.unsubscribe();
     call.log.warn({ err }, 'ai-chat did not accept the tutor turn');
@@ -102,7 +94,7 @@ export async function relayTurn(
     if (!stream.finished) tell({ type: 'tool_results', round, results });
   };
 
-  onFrame = (data) => {
+  inbox.listen((data) => {
     if (stream.finished) return;
     const frame = decodeTutorFrame(data);
     if (!stream.inOrder(frame?.seq) || !frame) return;
@@ -131,6 +123,5 @@ export async function relayTurn(
         return never;
       }
     }
-  };
-  for (const data of pending.splice(0)) onFrame(data);
+  });
 }
