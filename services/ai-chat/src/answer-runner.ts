@@ -1,12 +1,13 @@
 import { CHAT_CONTEXT_MESSAGES, ChatControl, type ChatFrame, type ChatMessage } from '@studium/contracts';
-import { type Logger, newInbox } from '@studium/platform';
-import type { NatsConnection, Subscription } from 'nats';
+import type { Logger } from '@studium/platform';
+import type { NatsConnection } from 'nats';
 import type { ActiveAnswers } from './active-answers.ts';
 import { type AnswerFailure, failureText } from './domain/failures.ts';
 import { modelMessages } from './domain/prompt.ts';
 import { type ChatMetrics, userLabel } from './metrics.ts';
 import { type ChatModel, ModelError } from './model/model.ts';
 import type { ThreadRepository } from './repositories/thread.repository.ts';
+import { StreamedJobs } from './streamed-jobs.ts';
 
 /** One answer to write: whose, in which thread, and where its frames go. */
 export interface AnswerJob {
@@ -35,75 +36,36 @@ export interface AnswerRunnerDeps {
 
 type Frame = ChatFrame extends infer F ? (F extends ChatFrame ? Omit<F, 'seq'> : never) : never;
 
-interface Running {
-  abort: AbortController;
-  done: Promise<void>;
-}
-
-const enc = new TextEncoder();
-const dec = new TextDecoder();
-
 /**
  * Writes answers: asks the model with the thread's last 30 messages, streams the pieces to the
  * caller's inbox with heartbeats, saves the answer only when it is complete, and aborts the model
  * call when the caller cancels or stops saying it is alive.
  */
 export class AnswerRunner {
-  private readonly running = new Map<string, Running>();
-  private readonly frames: FrameBatch;
+  private readonly jobs: StreamedJobs<Frame>;
 
   constructor(private readonly deps: AnswerRunnerDeps) {
-    this.frames = new FrameBatch(deps.nc);
+    this.jobs = new StreamedJobs<Frame>(deps);
   }
 
   /** Starts the answer in the background; returns the subject the caller sends controls to. */
   start(job: AnswerJob): string {
-    const { nc, heartbeatMs, callerTimeoutMs } = this.deps;
-    const control = newInbox(nc);
-    const abort = new AbortController();
-    let lastAlive = Date.now();
-    let seq = 0;
-    let lastSent = Date.now();
-    const send = (frame: Frame) => {
-      lastSent = Date.now();
-      this.frames.publish(job.inbox, enc.encode(JSON.stringify({ ...frame, seq: ++seq })));
-    };
-    const sub: Subscription = nc.subscribe(control, {
-      callback: (_err, msg) => {
-        let parsed: ReturnType<typeof ChatControl.safeParse>;
-        try {
-          parsed = ChatControl.safeParse(JSON.parse(dec.decode(msg.data)));
-        } catch {
-          return;
-        }
-        if (!parsed.success) return;
-        if (parsed.data.type === 'alive') lastAlive = Date.now();
-        else abort.abort('cancel');
+    return this.jobs.start(
+      { id: job.messageId, user: job.user, inbox: job.inbox },
+      {
+        parse: (value) => {
+          const parsed = ChatControl.safeParse(value);
+          return parsed.success ? parsed.data : null;
+        },
+        run: (signal, send) => this.write(job, signal, send),
+        onError: (err) => this.deps.log.error({ err, thread: job.threadId }, 'answer failed'),
       },
-    });
-    const beat = setInterval(() => {
-      if (Date.now() - lastAlive > callerTimeoutMs) abort.abort('caller_gone');
-      else if (Date.now() - lastSent >= heartbeatMs / 2) send({ type: 'heartbeat' });
-    }, heartbeatMs);
-    this.deps.metrics.inProgress.inc();
-    const done = this.write(job, abort.signal, send)
-      .catch((err) => this.deps.log.error({ err, thread: job.threadId }, 'answer failed'))
-      .finally(() => {
-        clearInterval(beat);
-        sub.unsubscribe();
-        this.running.delete(job.messageId);
-        this.deps.metrics.inProgress.dec();
-        void this.deps.active.release(job.user, job.messageId);
-      });
-    this.running.set(job.messageId, { abort, done });
-    return control;
+    );
   }
 
   /** Aborts every answer in progress, telling each caller why, and waits for them to end. */
-  async stop(): Promise<void> {
-    for (const r of this.running.values()) r.abort.abort('shutdown');
-    await Promise.all([...this.running.values()].map((r) => r.done));
-    this.frames.flush(); // before the connection drains
+  stop(): Promise<void> {
+    return this.jobs.stop();
   }
 
   private async write(job: AnswerJob, signal: AbortSignal, send: (f: Frame) => void): Promise<void> {
@@ -175,33 +137,5 @@ export class AnswerRunner {
   private aborted(signal: AbortSignal, modelName: string, fail: (f: AnswerFailure) => void): void {
     if (signal.reason === 'shutdown') fail('shutdown');
     else this.deps.metrics.answers.labels(modelName, 'cancelled').inc();
-  }
-}
-
-/**
- * Frames of every answer published in this turn of the event loop go out together: the NATS
- * client writes its buffer once per microtask, and pieces of different answers arrive in different
- * I/O callbacks, so publishing them at once here costs one socket write instead of one each. The
- * order of each answer's frames is kept.
- */
-export class FrameBatch {
-  private queue: Array<[string, Uint8Array]> = [];
-
-  constructor(private readonly nc: NatsConnection) {}
-
-  publish(subject: string, data: Uint8Array): void {
-    if (this.queue.push([subject, data]) === 1) setImmediate(() => this.flush());
-  }
-
-  flush(): void {
-    const queue = this.queue;
-    this.queue = [];
-    for (const [subject, data] of queue) {
-      try {
-        this.nc.publish(subject, data);
-      } catch {
-        // The connection closed under a running answer (shutdown): its caller hears nothing more and times out.
-      }
-    }
   }
 }

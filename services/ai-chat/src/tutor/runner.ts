@@ -6,13 +6,13 @@ import {
   type TutorFrame,
   type TutorToolCall,
 } from '@studium/contracts';
-import { type Bus, type Logger, newInbox } from '@studium/platform';
+import type { Bus, Logger } from '@studium/platform';
 import type { NatsConnection } from 'nats';
 import type { ActiveAnswers } from '../active-answers.ts';
-import { FrameBatch } from '../answer-runner.ts';
 import { type AnswerFailure, failureText } from '../domain/failures.ts';
 import type { ChatMetrics } from '../metrics.ts';
 import { type ChatModel, ModelError, type ModelMessage } from '../model/model.ts';
+import { StreamedJobs } from '../streamed-jobs.ts';
 import { Coalescer } from './coalescer.ts';
 import { TUTOR_MODEL_TOOLS, tutorInstructions } from './prompt.ts';
 import type { TutorRepository, TutorRound } from './repository.ts';
@@ -49,9 +49,6 @@ export interface TutorRunnerDeps {
 type Frame = TutorFrame extends infer F ? (F extends TutorFrame ? Omit<F, 'seq'> : never) : never;
 type Results = Array<{ id: string; content: string }>;
 
-const enc = new TextEncoder();
-const dec = new TextDecoder();
-
 const TOO_MANY_ROUNDS =
   'Репетитор запутался в шагах занятия и остановился. Ваше сообщение сохранено — напишите ещё раз или продолжите другими словами.';
 const TOO_MANY_CALLS = JSON.stringify({
@@ -69,78 +66,49 @@ const TOOLS_LOST = 'Платформа не выполнила шаги заня
  * control subject. Calls the turn rule refuses never leave this service.
  */
 export class TutorRunner {
-  private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
   // As the teachers' chat: frames of every turn published in one turn of the event loop share a
   // socket write (bench:tutor showed the writes of single frames as ai-chat's largest CPU cost).
-  private readonly frames: FrameBatch;
+  private readonly jobs: StreamedJobs<Frame>;
 
   constructor(private readonly deps: TutorRunnerDeps) {
-    this.frames = new FrameBatch(deps.nc);
+    this.jobs = new StreamedJobs<Frame>(deps);
   }
 
   start(job: TurnJob): string {
-    const { nc, heartbeatMs, callerTimeoutMs } = this.deps;
-    const control = newInbox(nc);
-    const abort = new AbortController();
-    let lastAlive = Date.now();
-    let lastSent = Date.now();
-    let seq = 0;
     const waiting = new Map<number, (r: Results) => void>();
-    const send = (frame: Frame) => {
-      lastSent = Date.now();
-      this.frames.publish(job.inbox, enc.encode(JSON.stringify({ ...frame, seq: ++seq })));
-    };
-    const sub = nc.subscribe(control, {
-      callback: (_err, msg) => {
-        let parsed: ReturnType<typeof TutorControl.safeParse>;
-        try {
-          parsed = TutorControl.safeParse(JSON.parse(dec.decode(msg.data)));
-        } catch {
-          return;
-        }
-        if (!parsed.success) return;
-        const c = parsed.data;
-        lastAlive = Date.now();
-        if (c.type === 'cancel') abort.abort('cancel');
-        else if (c.type === 'tool_results') waiting.get(c.round)?.(c.results);
-      },
-    });
-    const beat = setInterval(() => {
-      if (Date.now() - lastAlive > callerTimeoutMs) abort.abort('caller_gone');
-      else if (Date.now() - lastSent >= heartbeatMs / 2) send({ type: 'heartbeat' });
-    }, heartbeatMs);
-    const results = (round: number) =>
+    /** The results of a round's tool calls from the caller, or null when they do not come in time. */
+    const results = (round: number, signal: AbortSignal) =>
       new Promise<Results | null>((resolve) => {
         const timer = setTimeout(() => resolve(null), this.deps.toolsTimeoutMs);
         const onAbort = () => resolve(null);
-        abort.signal.addEventListener('abort', onAbort, { once: true });
+        signal.addEventListener('abort', onAbort, { once: true });
         waiting.set(round, (r) => {
           clearTimeout(timer);
-          abort.signal.removeEventListener('abort', onAbort);
+          signal.removeEventListener('abort', onAbort);
           resolve(r);
         });
       });
-    this.deps.metrics.inProgress.inc();
-    const done = this.turn(job, abort.signal, send, results)
-      .catch((err) => {
-        this.deps.log.error({ err, conversation: job.conversationId }, 'tutor turn failed');
-        send({ type: 'error', content: failureText('broken') });
-      })
-      .finally(() => {
-        clearInterval(beat);
-        sub.unsubscribe();
-        this.running.delete(job.turnId);
-        this.deps.metrics.inProgress.dec();
-        void this.deps.active.release(job.user, job.turnId);
-      });
-    this.running.set(job.turnId, { abort, done });
-    return control;
+    return this.jobs.start(
+      { id: job.turnId, user: job.user, inbox: job.inbox },
+      {
+        parse: (value) => {
+          const parsed = TutorControl.safeParse(value);
+          return parsed.success ? parsed.data : null;
+        },
+        onControl: (c) => {
+          if (c.type === 'tool_results') waiting.get(c.round)?.(c.results);
+        },
+        run: (signal, send) => this.turn(job, signal, send, (round) => results(round, signal)),
+        onError: (err, send) => {
+          this.deps.log.error({ err, conversation: job.conversationId }, 'tutor turn failed');
+          send({ type: 'error', content: failureText('broken') });
+        },
+      },
+    );
   }
 
-  async stop(): Promise<void> {
-    for (const r of this.running.values()) r.abort.abort('shutdown');
-    await Promise.all([...this.running.values()].map((r) => r.done));
-    this.frames.flush(); // before the connection drains
+  stop(): Promise<void> {
+    return this.jobs.stop();
   }
 
   private async turn(
