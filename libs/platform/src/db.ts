@@ -211,10 +211,14 @@ function prepareRepeated(client: pg.PoolClient): void {
     if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0) return original.apply(this, args);
     const name = preparedName(text);
     if (name === undefined) return original.apply(this, args);
+    // Whether this statement runs inside a transaction, as it was sent (watchOutbox, outside this
+    // wrapper, has seen it): by the time its error comes back, a pipelined COMMIT may already have
+    // been sent, and a retry would then run the statement on its own after its transaction.
+    const alone = !inTransaction.get(client)?.open;
     const outdated = () => {
       if (preparedNames.get(text) === name) preparedNames.delete(text);
       unpreparable.add(text);
-      return !inTransaction.get(client)?.open;
+      return alone;
     };
     const rest = args.slice(2);
     const last = rest.at(-1);

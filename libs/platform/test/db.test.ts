@@ -202,4 +202,27 @@ describe('prepared statements', () => {
     const { rows } = await database.pool.query('select n from items where id = 20');
     expect(rows).toEqual([{ n: 2 ** 31 }]);
   });
+
+  it('a statement of a transaction is never run again after its COMMIT was already sent (pipelined)', async () => {
+    const database = await items('prepared_pipeline_test');
+    const text = 'insert into items (id, n) values ($1, $2)';
+    for (let i = 0; i < 5; i++) await database.pool.query(text, [30 + i, i]);
+    await database.pool.query('alter table items alter column n type bigint');
+    const client = await database.pool.connect();
+    try {
+      // pg queues these on the connection: the COMMIT is sent before the insert's error comes back.
+      const [, insert, commit] = await Promise.allSettled([
+        client.query('begin'),
+        client.query(text, [40, 2 ** 31]),
+        client.query('commit'),
+      ]);
+      expect(insert.status).toBe('rejected');
+      // The transaction failed, so its COMMIT rolled back; the insert must not run on its own after it.
+      expect(commit).toMatchObject({ status: 'fulfilled', value: { command: 'ROLLBACK' } });
+    } finally {
+      client.release();
+    }
+    const { rows } = await database.pool.query('select n from items where id = 40');
+    expect(rows).toEqual([]);
+  });
 });
