@@ -225,4 +225,22 @@ describe('prepared statements', () => {
     const { rows } = await database.pool.query('select n from items where id = 40');
     expect(rows).toEqual([]);
   });
+
+  it('names at most 500 texts in all, also when named texts fail and lose their names', async () => {
+    const database = await items('prepared_bound_test');
+    // One connection all along (pool.query would drop it after each error, and its statements with it).
+    const client = await database.pool.connect();
+    try {
+      // Each text is named on its third run, then fails with a data error (22012) and loses its name.
+      for (let k = 0; k < 510; k++) {
+        const text = `select $1::int / $2::int as q, ${k} as k`;
+        for (let i = 0; i < 3; i++) await client.query(text, [1, 1]);
+        await expect(client.query(text, [1, 0])).rejects.toThrow(/division by zero/);
+      }
+      const { rows } = await client.query<{ n: number }>('select count(*)::int as n from pg_prepared_statements');
+      expect(rows[0]?.n).toBeLessThanOrEqual(500);
+    } finally {
+      client.release();
+    }
+  });
 });
