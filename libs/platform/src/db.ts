@@ -133,7 +133,7 @@ function watchOutbox(client: pg.PoolClient, pool: pg.Pool): void {
   };
 }
 
-/** Statements of this process that run as named prepared statements at most. */
+/** Texts this process names at most, over its whole life (see {@link preparedName}). */
 const PREPARED_MAX = 500;
 /** Runs of a statement text before it is prepared (once-off texts never are). */
 const PREPARE_AFTER = 3;
@@ -171,7 +171,9 @@ let namesGiven = 0;
  */
 function preparedName(text: string): string | undefined {
   const named = preparedNames.get(text);
-  if (named !== undefined || preparedNames.size >= PREPARED_MAX) return named;
+  // Names given, not names held: a text that lost its name stays prepared on the connections that
+  // ran it (nothing deallocates it), so a freed slot must not go to yet another text.
+  if (named !== undefined || namesGiven >= PREPARED_MAX) return named;
   const seen = (seenTexts.get(text) ?? 0) + 1;
   if (seen < PREPARE_AFTER) {
     if (seenTexts.size >= SEEN_MAX) seenTexts.clear();
@@ -179,10 +181,9 @@ function preparedName(text: string): string | undefined {
     return undefined;
   }
   seenTexts.delete(text);
-  if (unpreparable.has(text) || STAR_COLUMNS.test(text)) {
-    unpreparable.add(text);
-    return undefined;
-  }
+  // Only texts that were named can be unpreparable (at most PREPARED_MAX); a `*` text is tested
+  // again instead of kept, so texts that differ in their literals cannot grow the set.
+  if (unpreparable.has(text) || STAR_COLUMNS.test(text)) return undefined;
   const name = `studium_${++namesGiven}`;
   preparedNames.set(text, name);
   return name;
@@ -211,10 +212,14 @@ function prepareRepeated(client: pg.PoolClient): void {
     if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0) return original.apply(this, args);
     const name = preparedName(text);
     if (name === undefined) return original.apply(this, args);
+    // Whether this statement runs inside a transaction, as it was sent (watchOutbox, outside this
+    // wrapper, has seen it): by the time its error comes back, a pipelined COMMIT may already have
+    // been sent, and a retry would then run the statement on its own after its transaction.
+    const alone = !inTransaction.get(client)?.open;
     const outdated = () => {
       if (preparedNames.get(text) === name) preparedNames.delete(text);
       unpreparable.add(text);
-      return !inTransaction.get(client)?.open;
+      return alone;
     };
     const rest = args.slice(2);
     const last = rest.at(-1);

@@ -86,7 +86,10 @@ export interface RelayOptions {
   schema: string;
   prefix: string;
   log: Logger;
-  /** Poll interval; a NOTIFY on commit wakes the relay sooner. */
+  /**
+   * Poll interval; the process's own commits with events wake the relay sooner (see `watchOutbox` in
+   * db.ts), and so does the NOTIFY of a process without a relay on the database.
+   */
   intervalMs?: number;
   /** First delay before listening again after the LISTEN connection is lost; doubles up to 30 s (default 500). */
   listenRetryMs?: number;

@@ -202,4 +202,45 @@ describe('prepared statements', () => {
     const { rows } = await database.pool.query('select n from items where id = 20');
     expect(rows).toEqual([{ n: 2 ** 31 }]);
   });
+
+  it('a statement of a transaction is never run again after its COMMIT was already sent (pipelined)', async () => {
+    const database = await items('prepared_pipeline_test');
+    const text = 'insert into items (id, n) values ($1, $2)';
+    for (let i = 0; i < 5; i++) await database.pool.query(text, [30 + i, i]);
+    await database.pool.query('alter table items alter column n type bigint');
+    const client = await database.pool.connect();
+    try {
+      // pg queues these on the connection: the COMMIT is sent before the insert's error comes back.
+      const [, insert, commit] = await Promise.allSettled([
+        client.query('begin'),
+        client.query(text, [40, 2 ** 31]),
+        client.query('commit'),
+      ]);
+      expect(insert.status).toBe('rejected');
+      // The transaction failed, so its COMMIT rolled back; the insert must not run on its own after it.
+      expect(commit).toMatchObject({ status: 'fulfilled', value: { command: 'ROLLBACK' } });
+    } finally {
+      client.release();
+    }
+    const { rows } = await database.pool.query('select n from items where id = 40');
+    expect(rows).toEqual([]);
+  });
+
+  it('names at most 500 texts in all, also when named texts fail and lose their names', async () => {
+    const database = await items('prepared_bound_test');
+    // One connection all along (pool.query would drop it after each error, and its statements with it).
+    const client = await database.pool.connect();
+    try {
+      // Each text is named on its third run, then fails with a data error (22012) and loses its name.
+      for (let k = 0; k < 510; k++) {
+        const text = `select $1::int / $2::int as q, ${k} as k`;
+        for (let i = 0; i < 3; i++) await client.query(text, [1, 1]);
+        await expect(client.query(text, [1, 0])).rejects.toThrow(/division by zero/);
+      }
+      const { rows } = await client.query<{ n: number }>('select count(*)::int as n from pg_prepared_statements');
+      expect(rows[0]?.n).toBeLessThanOrEqual(500);
+    } finally {
+      client.release();
+    }
+  });
 });

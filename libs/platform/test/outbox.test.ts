@@ -35,7 +35,7 @@ beforeAll(async () => {
       published.set(subject, [...(published.get(subject) ?? []), msg.headers?.get('Nats-Msg-Id') ?? '']);
     },
   });
-  // A long poll interval: the tests drive the relay with flush() (and NOTIFY wakes it on commit).
+  // A long poll interval: the tests drive the relay with flush() (and its pool's commits wake it).
   relay = await startRelay({ ...relayOptions(), intervalMs: 60_000 });
   relays.push(relay);
   jsm = await env.nc.jetstreamManager();
@@ -108,7 +108,7 @@ describe('outbox relay', () => {
     }
     const ids = written.map((r) => r.payload.id);
     expect(new Set(ids).size).toBe(5);
-    // No flush: the NOTIFY of the commit wakes the relay (its poll interval is a minute).
+    // No flush: the commit wakes the relay in process (its poll interval is a minute).
     await eventually(async () => expect(published.get(subject)).toEqual(ids));
     expect(await storedCount(jsm, env.prefix, subject)).toBe(5);
   });
@@ -153,7 +153,7 @@ describe('outbox relay', () => {
       for (let i = 0; i < 60; i++) out.push(await addEvent(trx, subject, { i }));
       return out;
     });
-    // The commit's NOTIFY may have woken the relay first: whichever pass took them, all are out.
+    // The commit may have woken the relay first: whichever pass took them, all are out.
     await relay.flush();
     await eventually(async () => expect(await unpublished()).toBe(0));
     const stream = streamNames(env.prefix);
