@@ -190,7 +190,7 @@ function preparedName(text: string): string | undefined {
 }
 
 /** A `*` column list (`select *`, `"t".*`, `returning *`): its row type follows the table's. */
-const STAR_COLUMNS = /(^|[\s,(])("?\w+"?\.)?\*(\s|,|$)/;
+const STAR_COLUMNS = /(^|[\s,(])("?\w+"?\.)*\*(\s|,|;|$)/;
 
 /** An error a prepared statement can owe to a table that changed under it (see {@link preparedName}). */
 function planOutdated(err: unknown): boolean {
