@@ -92,12 +92,16 @@ describe('release e-mail deliveries', () => {
       return j;
     });
     expect(again.data).toMatchObject({ to: 'bob@t', delivery: BOB });
-    const row = await svc.db
-      .selectFrom('mail_outbox')
-      .select(['redrives', 'outcome'])
-      .where('job_id', '=', BOB)
-      .executeTakeFirstOrThrow();
-    expect(row).toEqual({ redrives: 1, outcome: null });
+    // The job is enqueued before the re-drive's transaction commits (its id covers a crash in
+    // between), so the row's count may show a moment after the job does.
+    await eventually(async () => {
+      const row = await svc.db
+        .selectFrom('mail_outbox')
+        .select(['redrives', 'outcome'])
+        .where('job_id', '=', BOB)
+        .executeTakeFirstOrThrow();
+      expect(row).toEqual({ redrives: 1, outcome: null });
+    });
     // A closed delivery is never re-driven (ann@t was reported sent and has no job besides its first).
     expect(await queue.getJob(`${ANN}#1`)).toBeUndefined();
   });
