@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { isAuthor, resolveUser, verifyPassword } from '@studium/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { parseForms, sendHtml } from '../forms.ts';
 import { authorRequiredPage, type ConsentView, consentPage, loginPage, pageError } from './pages.ts';
 import { issuesRefreshToken } from './provider.ts';
 import { redirectHost } from './redirect.ts';
@@ -29,19 +30,9 @@ export async function registerSignin(
   const { provider } = deps;
   const firstPath = Object.keys(deps.resources)[0] as string;
   await app.register(async (scope) => {
-    scope.addContentTypeParser(
-      'application/x-www-form-urlencoded',
-      { parseAs: 'string', bodyLimit: 8192 },
-      (_r, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
-    );
+    parseForms(scope, 8192);
     const html = (reply: FastifyReply, status: number, body: string) =>
-      reply
-        .code(status)
-        .type('text/html; charset=utf-8')
-        .header('cache-control', 'no-store')
-        .header('x-frame-options', 'DENY')
-        .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
-        .send(body);
+      sendHtml(reply, status, body, "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'");
     const details = async (request: FastifyRequest, reply: FastifyReply) => {
       try {
         const interaction = await provider.interactionDetails(request.raw, reply.raw);

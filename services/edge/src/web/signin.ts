@@ -3,6 +3,7 @@ import { verifyPassword } from '@studium/contracts';
 import type { Bus } from '@studium/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuditLog } from '../audit.ts';
+import { parseForms, sendHtml } from '../forms.ts';
 import type { EdgeFastify } from '../oauth/routes.ts';
 import type { RateLimiter } from '../rate-limit.ts';
 import type { WebAuth } from './auth.ts';
@@ -37,21 +38,9 @@ const LOGIN_ID = /^[A-Za-z0-9_-]{43}$/;
  */
 export async function registerSignIn(app: EdgeFastify, deps: SignInDeps): Promise<void> {
   await app.register(async (scope) => {
-    scope.addContentTypeParser(
-      'application/x-www-form-urlencoded',
-      { parseAs: 'string', bodyLimit: 8192 },
-      (_r, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
-    );
+    parseForms(scope, 8192);
     const html = (reply: FastifyReply, status: number, body: string) =>
-      reply
-        .code(status)
-        .type('text/html; charset=utf-8')
-        .header('cache-control', 'no-store')
-        .header(
-          'content-security-policy',
-          "default-src 'none'; style-src 'self'; form-action 'self'; frame-ancestors 'none'",
-        )
-        .send(body);
+      sendHtml(reply, status, body, "default-src 'none'; style-src 'self'; form-action 'self'; frame-ancestors 'none'");
     const form = (
       request: FastifyRequest,
       reply: FastifyReply,
