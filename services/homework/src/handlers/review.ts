@@ -45,7 +45,8 @@ async function mayReview(deps: Deps, who: Principal, course: string): Promise<vo
   if (!curators.includes(who.user)) throw new Failure(403, 'not a curator of the course');
 }
 
-function reviewItem(row: SubmissionRow) {
+/** A submission as the curator's queue and a student's homework list show it (no answer, no files). */
+export function reviewItem(row: SubmissionRow) {
   return {
     submission: row.id,
     course: row.course,

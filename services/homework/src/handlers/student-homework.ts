@@ -2,6 +2,7 @@ import { homeworkOfStudent, ok, PERSONAL, type Principal, whoami } from '@studiu
 import { type Bus, endpoint, Failure } from '@studium/platform';
 import type { SubmissionRepository } from '../repositories/submission.repository.ts';
 import { submissionView, type UrlSigner } from '../views.ts';
+import { reviewItem } from './review.ts';
 
 /**
  * Whether the caller manages the organization `org`, asked of enrollment with the caller's own
@@ -29,16 +30,7 @@ export function studentHomeworkHandler(deps: { bus: Bus; submissions: Submission
       for (const row of rows) {
         const v = await submissionView(deps.submissions, deps.signer, row);
         items.push({
-          submission: row.id,
-          course: row.course,
-          lesson: row.lesson,
-          lesson_key: row.lesson_key,
-          student: row.user_id,
-          space: row.space,
-          status: row.status,
-          version: row.version,
-          submitted_at: row.submitted_at,
-          due_at: row.due_at,
+          ...reviewItem(row),
           answer: v.answer,
           files: v.files,
           last_comment: v.last_comment,
