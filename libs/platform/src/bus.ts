@@ -153,6 +153,13 @@ export interface BusOptions {
   metrics?: Registry;
   /** Keys for signed principals; without a verifier every request with a principal is refused. */
   trust?: BusTrust;
+  /**
+   * In-process dispatch (`BUS_LOCAL`): endpoints this bus serves are also registered in the
+   * process, and this bus's requests to an endpoint registered here by any local bus of the same
+   * prefix skip NATS (see {@link LOCAL_ENDPOINTS}). Off by default: services in their own processes
+   * gain nothing, and tests must cross the real bus.
+   */
+  local?: boolean;
 }
 
 /** What the bus did besides answering, for tests and diagnostics (the metrics carry the same). */
@@ -215,6 +222,29 @@ function cacheKey(subject: string, principal: Principal | null, args: unknown): 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
+/** A served request as the serving side sees it, whichever way it came. */
+interface Incoming {
+  subject: string;
+  data: Uint8Array;
+  /** The PRINCIPAL_HEADER token, or ''. */
+  token: string;
+  /** The caller's deadline (epoch ms), or null. */
+  deadline: number | null;
+}
+
+/** How a served request ends: a reply's bytes, or an error status (a NATS service error on the wire). */
+type Outcome = { data: Uint8Array } | { status: number; message: string };
+
+/**
+ * Endpoints served in this process by buses with `local` on, by wire subject (the prefix included).
+ * A request of a `local` bus to one of them runs the same serving code as a request from NATS —
+ * the principal's token verified for the endpoint, the arguments parsed from JSON, the service's
+ * concurrency limit, the deadline, the reply encoded to JSON and decoded again by the caller —
+ * without the two socket hops through nats-server. What keeps it equal to the wire: both paths go
+ * through `serveRequest` and `attempt`'s reading of the outcome; only the transport differs.
+ */
+const LOCAL_ENDPOINTS = new Map<string, (req: Incoming) => Promise<Outcome>>();
+
 /** Below this much time left after a failed first attempt, a second one is not worth sending. */
 const MIN_RETRY_MS = 50;
 
@@ -242,40 +272,51 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
     }
   };
 
+  /** Answers a request from NATS with its outcome. */
   async function answer(service: string, limit: ConcurrencyLimit, ep: Endpoint, msg: ServiceMsg): Promise<void> {
     const header = Number(msg.headers?.get(DEADLINE_HEADER) || Number.NaN);
-    const deadline = Number.isFinite(header) && header > 0 ? header : null;
-    const expired = (reason: string) => {
+    const incoming: Incoming = {
+      subject: msg.subject,
+      data: msg.data,
+      token: msg.headers?.get(PRINCIPAL_HEADER) ?? '',
+      deadline: Number.isFinite(header) && header > 0 ? header : null,
+    };
+    const outcome = await context.with(extractTrace(msg.headers), () => serveRequest(service, limit, ep, incoming));
+    if ('data' in outcome) respond(msg, outcome.data);
+    else respondError(msg, outcome.status, outcome.message);
+  }
+
+  /** One served request, from NATS or from a local bus: the deadline, the service's slot, then the handler. */
+  async function serveRequest(service: string, limit: ConcurrencyLimit, ep: Endpoint, req: Incoming): Promise<Outcome> {
+    const { deadline } = req;
+    const expired = (reason: string): Outcome => {
       stats.expired++;
       metrics?.requestsRejected.labels(service, 'expired').inc();
-      opts.log.debug({ subject: msg.subject, reason }, 'request dropped: the caller no longer waits');
-      respondError(msg, 504, 'deadline passed');
+      opts.log.debug({ subject: req.subject, reason }, 'request dropped: the caller no longer waits');
+      return { status: 504, message: 'deadline passed' };
     };
     if (deadline !== null && deadline <= Date.now()) return expired('arrived late');
     const slot = await limit.acquire(deadline ?? Date.now() + opts.timeoutMs);
     if (slot === 'full') {
       stats.overloaded++;
       metrics?.requestsRejected.labels(service, 'overloaded').inc();
-      respondError(msg, 503, 'overloaded');
-      return;
+      return { status: 503, message: 'overloaded' };
     }
     if (slot === 'expired') return expired('waited for a slot');
     metrics?.requestsInFlight.labels(service).inc();
     const abort = new AbortController();
     const timer = deadline === null ? undefined : setTimeout(() => abort.abort(), deadline - Date.now());
     try {
-      // The caller's trace goes on in a span of this handler (see docs/tracing.md).
-      await context.with(extractTrace(msg.headers), () =>
-        tracer.startActiveSpan(ep.contract.subject, { kind: SpanKind.SERVER }, async (span) => {
-          const began = performance.now();
-          try {
-            await handle(service, ep, msg, { signal: abort.signal, deadline });
-          } finally {
-            span.end();
-            opts.log.debug({ subject: ep.contract.subject, ms: performance.now() - began }, 'request handled');
-          }
-        }),
-      );
+      // The caller's trace context is the active one (extracted from the headers, or the local caller's own).
+      return await tracer.startActiveSpan(ep.contract.subject, { kind: SpanKind.SERVER }, async (span) => {
+        const began = performance.now();
+        try {
+          return await handle(service, ep, req, { signal: abort.signal, deadline });
+        } finally {
+          span.end();
+          opts.log.debug({ subject: ep.contract.subject, ms: performance.now() - began }, 'request handled');
+        }
+      });
     } finally {
       clearTimeout(timer);
       metrics?.requestsInFlight.labels(service).dec();
@@ -286,37 +327,36 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
   async function handle(
     service: string,
     ep: Endpoint,
-    msg: ServiceMsg,
+    req: Incoming,
     call: { signal: AbortSignal; deadline: number | null },
-  ): Promise<void> {
+  ): Promise<Outcome> {
     let body: { principal?: Principal | null; args?: unknown; if_none_match?: unknown };
     try {
-      body = JSON.parse(dec.decode(msg.data));
+      body = JSON.parse(dec.decode(req.data));
     } catch {
-      respondError(msg, 417, 'malformed request');
-      return;
+      return { status: 417, message: 'malformed request' };
     }
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      respondError(msg, 417, 'malformed request');
-      return;
+      return { status: 417, message: 'malformed request' };
     }
-    const caller = callerOf(verifier, ep, msg.headers?.get(PRINCIPAL_HEADER) ?? '', body.principal);
+    const caller = callerOf(verifier, ep, req.token, body.principal);
     if (!caller.ok) {
       stats.violations++;
       metrics?.requestsRejected.labels(service, 'violation').inc();
       opts.log.warn(
-        { violation: caller.reason, subject: msg.subject },
+        { violation: caller.reason, subject: req.subject },
         'request refused: its principal is not signed by the edge',
       );
       const status = caller.reason === 'unsigned' || caller.reason === 'expired' ? 401 : 403;
       trace.getActiveSpan()?.setAttributes({ 'studium.violation': caller.reason, 'studium.status': status });
-      respondError(msg, status, caller.reason);
-      return;
+      return { status, message: caller.reason };
     }
     const parsed = ep.contract.input.safeParse(body.args ?? {});
     if (!parsed.success) {
-      respondError(msg, 417, `invalid arguments: ${parsed.error.issues.map((i) => i.path.join('.')).join(', ')}`);
-      return;
+      return {
+        status: 417,
+        message: `invalid arguments: ${parsed.error.issues.map((i) => i.path.join('.')).join(', ')}`,
+      };
     }
     try {
       const ifNoneMatch = typeof body.if_none_match === 'string' ? body.if_none_match : null;
@@ -328,22 +368,28 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
             : { ...reply.reply, etag: reply.etag }
           : reply;
       if ('error' in wire && wire.error) trace.getActiveSpan()?.setAttribute('studium.refusal', wire.error.code);
-      respond(msg, enc.encode(JSON.stringify(wire)));
+      return { data: enc.encode(JSON.stringify(wire)) };
     } catch (err) {
       if (err instanceof Failure) {
         trace.getActiveSpan()?.setAttribute('studium.status', err.status);
-        respondError(msg, err.status, err.message);
-        return;
+        return { status: err.status, message: err.message };
       }
       const span = trace.getActiveSpan();
       if (span) failSpan(span, err);
-      opts.log.error({ err, subject: msg.subject }, 'handler failed');
-      respondError(msg, 500, 'internal error');
+      opts.log.error({ err, subject: req.subject }, 'handler failed');
+      return { status: 500, message: 'internal error' };
     }
   }
 
   /** One attempt on the wire; a timeout or no responders become Failures. */
-  async function attempt(contract: Contract, payload: Uint8Array, timeoutMs: number, token: string | null) {
+  async function attempt(
+    contract: Contract,
+    payload: Uint8Array,
+    timeoutMs: number,
+    token: string | null,
+  ): Promise<{ data: Uint8Array }> {
+    const local = opts.local ? LOCAL_ENDPOINTS.get(subject(contract.subject)) : undefined;
+    if (local) return attemptLocal(local, contract, payload, timeoutMs, token);
     const h = headers();
     h.set(DEADLINE_HEADER, String(Date.now() + timeoutMs));
     if (token) h.set(PRINCIPAL_HEADER, token);
@@ -362,6 +408,31 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
     return msg;
   }
 
+  /** {@link attempt} served in this process: the same outcome, and a caller that waits no longer than on the wire. */
+  async function attemptLocal(
+    serve: (req: Incoming) => Promise<Outcome>,
+    contract: Contract,
+    payload: Uint8Array,
+    timeoutMs: number,
+    token: string | null,
+  ): Promise<{ data: Uint8Array }> {
+    const wire = subject(contract.subject);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Failure(504, `timeout on ${contract.subject}`)), timeoutMs);
+    });
+    try {
+      const outcome = await Promise.race([
+        serve({ subject: wire, data: payload, token: token ?? '', deadline: Date.now() + timeoutMs }),
+        late,
+      ]);
+      if ('status' in outcome) throw new Failure(outcome.status, outcome.message);
+      return outcome;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   const send: Bus['request'] = async (contract, principal, args, ropts) => {
     const cache = ropts?.cache;
     const key = cache ? cacheKey(contract.subject, principal, args) : '';
@@ -369,7 +440,7 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
     const payload = enc.encode(JSON.stringify({ args, if_none_match: held?.etag }));
     const deadline = Date.now() + (ropts?.timeoutMs ?? opts.timeoutMs);
     const token = principal ? tokenFor(signer, contract.subject, principal, deadline) : null;
-    let msg: Awaited<ReturnType<NatsConnection['request']>>;
+    let msg: { data: Uint8Array };
     if (ropts?.idempotent) {
       try {
         msg = await attempt(contract, payload, Math.min(attemptTimeoutMs, deadline - Date.now()), token);
@@ -411,7 +482,13 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
       const name = opts.prefix ? `${opts.prefix}-${service}` : service;
       const svc = await nc.services.add({ name: name.replace(/[^A-Za-z0-9_-]/g, '_'), version: '0.1.0' });
       const limit = new ConcurrencyLimit(opts.maxConcurrent ?? 64, opts.maxQueued ?? 256);
+      const registered = new Map<string, (req: Incoming) => Promise<Outcome>>();
       for (const ep of endpoints) {
+        if (opts.local) {
+          const serveHere = (req: Incoming) => serveRequest(service, limit, ep, req);
+          registered.set(subject(ep.contract.subject), serveHere);
+          LOCAL_ENDPOINTS.set(subject(ep.contract.subject), serveHere);
+        }
         svc.addEndpoint(ep.contract.subject.replace(/\./g, '_'), {
           subject: subject(ep.contract.subject),
           // The services API catches only synchronous throws: answer() never rejects.
@@ -428,6 +505,8 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
       // must go out before the caller drains the connection, or a rolling update loses them.
       const stopSubscriptions = svc.stop.bind(svc);
       svc.stop = async (err?: Error) => {
+        for (const [wire, serveHere] of registered)
+          if (LOCAL_ENDPOINTS.get(wire) === serveHere) LOCAL_ENDPOINTS.delete(wire);
         const result = await stopSubscriptions(err);
         // A handler that never ends must not hold the shutdown forever.
         let timer: NodeJS.Timeout | undefined;

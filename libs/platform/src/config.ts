@@ -24,6 +24,13 @@ export const BaseConfig = z.object({
   DB_PREPARED_STATEMENTS: z
     .union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')])
     .default(true),
+  /**
+   * Requests between services served in the same process skip NATS (see `local` in bus.ts): for a
+   * process that hosts several services, as the lesson-loop bench's BENCH_TOGETHER=1 does.
+   */
+  BUS_LOCAL: z
+    .union([z.boolean(), z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1')])
+    .default(false),
   REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
   /** Prefix of every subject and stream name; lets tests and several deployments share one NATS. */
   SUBJECT_PREFIX: z

@@ -104,6 +104,7 @@ async function startService<DB>(
     maxQueued: opts.config.MAX_QUEUED_REQUESTS,
     metrics,
     trust,
+    local: opts.config.BUS_LOCAL,
   });
   const app = await opts.createApp({ bus, nc, database, log, config: opts.config, metrics });
   const retention = opts.config.RETENTION_INTERVAL_MS

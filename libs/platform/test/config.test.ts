@@ -9,6 +9,7 @@ describe('loadConfig', () => {
       NATS_URL: 'nats://127.0.0.1:4222',
       DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/studium',
       DB_PREPARED_STATEMENTS: true,
+      BUS_LOCAL: false,
       REDIS_URL: 'redis://127.0.0.1:6379',
       SUBJECT_PREFIX: 'studium',
       REQUEST_TIMEOUT_MS: 5000,
@@ -37,6 +38,13 @@ describe('loadConfig', () => {
     });
     expect(() => loadConfig(BaseConfig, { DB_POOL_MAX: '0' })).toThrow(/DB_POOL_MAX/);
     expect(() => loadConfig(BaseConfig, { DB_PREPARED_STATEMENTS: 'no' })).toThrow(/DB_PREPARED_STATEMENTS/);
+  });
+
+  it('reads in-process dispatch as a boolean and refuses anything else', () => {
+    expect(loadConfig(BaseConfig, { BUS_LOCAL: '1' }).BUS_LOCAL).toBe(true);
+    expect(loadConfig(BaseConfig, { BUS_LOCAL: 'true' }).BUS_LOCAL).toBe(true);
+    expect(loadConfig(BaseConfig, { BUS_LOCAL: 'false' }).BUS_LOCAL).toBe(false);
+    expect(() => loadConfig(BaseConfig, { BUS_LOCAL: 'yes' })).toThrow(/BUS_LOCAL/);
   });
 
   it('coerces numbers, keeps given strings and ignores unrelated variables', () => {

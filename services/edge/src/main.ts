@@ -57,6 +57,7 @@ try {
     log,
     readAttemptTimeoutMs: config.READ_ATTEMPT_TIMEOUT_MS,
     trust,
+    local: config.BUS_LOCAL,
   });
   const app = await buildApp({ bus, db: database.db, redis, log, config });
   await app.listen({ host: config.HOST, port: config.PORT });
