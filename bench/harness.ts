@@ -76,14 +76,30 @@ export function profileArgs(name: string): string[] {
 /**
  * Starts the named services and then the edge, each as its own process with `env` (profiled as
  * BENCH_PROFILE says), adding them to `children`; returns the edge's base URL and every process's
- * pid by name (with the machine's nats-server when one runs), for the CPU meters.
+ * pid by name (with the machine's nats-server when one runs), for the CPU meters. With `together`
+ * (BENCH_TOGETHER=1) they all run in one process, named `together` (profiled as `together`), whose
+ * services call each other in-process (bench/together.ts).
  */
 export async function startServices(
   services: readonly string[],
   env: Record<string, string>,
   children: ChildProcess[],
+  together = false,
 ) {
   const pids: Record<string, number> = {};
+  const nats = natsPid();
+  if (together) {
+    const one = await spawnTs(
+      'bench/together.ts',
+      { ...env, BENCH_SERVICES: services.join(',') },
+      /Server listening at http:\/\/127\.0\.0\.1:(\d+)/,
+      profileArgs('together'),
+    );
+    children.push(one.child);
+    pids.together = one.child.pid ?? 0;
+    if (nats) pids.nats = nats;
+    return { base: `http://127.0.0.1:${one.match[1]}`, pids };
+  }
   for (const name of services) {
     const { child } = await spawnTs(`services/${name}/src/main.ts`, env, /service started/, profileArgs(name));
     children.push(child);
@@ -97,7 +113,6 @@ export async function startServices(
   );
   children.push(edge.child);
   pids.edge = edge.child.pid ?? 0;
-  const nats = natsPid();
   if (nats) pids.nats = nats;
   return { base: `http://127.0.0.1:${edge.match[1]}`, pids };
 }

@@ -9,6 +9,8 @@
 // whoami alone and a bare SDK server's no-op, so every ratio comes from one run. Prints per tool
 // count, p50, p99, calls/s and p50 / whoami p50; lessons completed per second; CPU per process and
 // PostgreSQL transactions and rows written per call. A refusal or a failure ends the bench.
+// BENCH_TOGETHER=1 runs the services and the edge in one process whose requests between services
+// skip NATS (BUS_LOCAL; bench/together.ts): what the hops between processes cost.
 import type { ChildProcess } from 'node:child_process';
 import type { Client } from '@modelcontextprotocol/client';
 import type { Release } from '@studium/contracts';
@@ -253,7 +255,7 @@ try {
   const database = openDatabase<EnrollmentDb>(databaseUrl, 'enrollment', 2);
   await migrate(database.pool, 'enrollment', [PLATFORM_MIGRATIONS, MIGRATIONS]);
   const admin = new EnrollmentAdmin(database.db);
-  const { base, pids } = await startServices(SERVICES, env, children);
+  const { base, pids } = await startServices(SERVICES, env, children, process.env.BENCH_TOGETHER === '1');
   const bus = createBus(nc, { prefix, timeoutMs: 10_000, log: createLogger('bench', 'silent'), trust });
 
   const releases: Release[] = [];
