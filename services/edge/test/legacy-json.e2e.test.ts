@@ -46,8 +46,11 @@ const call = (id: number, name: string, args: Record<string, unknown> = {}) => (
 
 describe('2025-era exchanges', () => {
   it('a tools/call is answered with one JSON body, not an SSE stream', async () => {
+    const stackLimit = Error.stackTraceLimit;
     const res = await post(call(3, 'whoami'));
     expect(res.status).toBe(200);
+    // The close that skips the SDK's unused error stacks gives the process its limit back.
+    expect(Error.stackTraceLimit).toBe(stackLimit);
     expect(res.headers.get('content-type')).toBe('application/json');
     const body = await res.text();
     expect(res.headers.get('content-length')).toBe(String(Buffer.byteLength(body)));
