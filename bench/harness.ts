@@ -75,30 +75,36 @@ export function profileArgs(name: string): string[] {
 
 /**
  * Starts the named services and then the edge, each as its own process with `env` (profiled as
- * BENCH_PROFILE says), adding them to `children`; returns the edge's base URL and every process's
- * pid by name (with the machine's nats-server when one runs), for the CPU meters. With `together`
- * (BENCH_TOGETHER=1) they all run in one process, named `together` (profiled as `together`), whose
- * services call each other in-process (bench/together.ts).
+ * BENCH_PROFILE says), adding them to `children`; returns the edge's base URLs (one here) and every
+ * process's pid by name (with the machine's nats-server when one runs), for the CPU meters. With
+ * `together` > 0 (BENCH_TOGETHER=n) they all run in each of that many processes, named `together`
+ * (profiled as `together`), `together2`, …, whose services call each other in-process
+ * (bench/together.ts); the processes share the work as replicas do (queue groups, durables, SKIP
+ * LOCKED relays), and the bench spreads its students over their edges.
  */
 export async function startServices(
   services: readonly string[],
   env: Record<string, string>,
   children: ChildProcess[],
-  together = false,
+  together = 0,
 ) {
   const pids: Record<string, number> = {};
   const nats = natsPid();
-  if (together) {
-    const one = await spawnTs(
-      'bench/together.ts',
-      { ...env, BENCH_SERVICES: services.join(',') },
-      /Server listening at http:\/\/127\.0\.0\.1:(\d+)/,
-      profileArgs('together'),
-    );
-    children.push(one.child);
-    pids.together = one.child.pid ?? 0;
+  if (together > 0) {
+    const bases: string[] = [];
+    for (let i = 1; i <= together; i++) {
+      const one = await spawnTs(
+        'bench/together.ts',
+        { ...env, BENCH_SERVICES: services.join(',') },
+        /Server listening at http:\/\/127\.0\.0\.1:(\d+)/,
+        i === 1 ? profileArgs('together') : [],
+      );
+      children.push(one.child);
+      pids[i === 1 ? 'together' : `together${i}`] = one.child.pid ?? 0;
+      bases.push(`http://127.0.0.1:${one.match[1]}`);
+    }
     if (nats) pids.nats = nats;
-    return { base: `http://127.0.0.1:${one.match[1]}`, pids };
+    return { base: bases[0] as string, bases, pids };
   }
   for (const name of services) {
     const { child } = await spawnTs(`services/${name}/src/main.ts`, env, /service started/, profileArgs(name));
@@ -114,7 +120,8 @@ export async function startServices(
   children.push(edge.child);
   pids.edge = edge.child.pid ?? 0;
   if (nats) pids.nats = nats;
-  return { base: `http://127.0.0.1:${edge.match[1]}`, pids };
+  const base = `http://127.0.0.1:${edge.match[1]}`;
+  return { base, bases: [base], pids };
 }
 
 /** Starts a TypeScript entry point as a child process and waits for a line matching `ready`. */

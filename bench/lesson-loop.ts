@@ -9,8 +9,8 @@
 // whoami alone and a bare SDK server's no-op, so every ratio comes from one run. Prints per tool
 // count, p50, p99, calls/s and p50 / whoami p50; lessons completed per second; CPU per process and
 // PostgreSQL transactions and rows written per call. A refusal or a failure ends the bench.
-// BENCH_TOGETHER=1 runs the services and the edge in one process whose requests between services
-// skip NATS (BUS_LOCAL; bench/together.ts): what the hops between processes cost.
+// BENCH_TOGETHER=n runs the services and the edge in each of n processes whose requests between
+// services skip NATS (BUS_LOCAL; bench/together.ts): what the hops between processes cost.
 import type { ChildProcess } from 'node:child_process';
 import type { Client } from '@modelcontextprotocol/client';
 import type { Release } from '@studium/contracts';
@@ -255,7 +255,9 @@ try {
   const database = openDatabase<EnrollmentDb>(databaseUrl, 'enrollment', 2);
   await migrate(database.pool, 'enrollment', [PLATFORM_MIGRATIONS, MIGRATIONS]);
   const admin = new EnrollmentAdmin(database.db);
-  const { base, pids } = await startServices(SERVICES, env, children, process.env.BENCH_TOGETHER === '1');
+  const together = Number(process.env.BENCH_TOGETHER ?? 0);
+  if (!Number.isInteger(together) || together < 0 || together > 4) throw new Error('BENCH_TOGETHER: 0 to 4 processes');
+  const { bases, pids } = await startServices(SERVICES, env, children, together);
   const bus = createBus(nc, { prefix, timeoutMs: 10_000, log: createLogger('bench', 'silent'), trust });
 
   const releases: Release[] = [];
@@ -267,13 +269,13 @@ try {
   }
   const key = quizKeys(releases);
 
-  const url = `${base}/mcp`;
   const agents: Agent[] = [];
   for (let i = 0; i < STUDENTS; i++) {
     const user = `loop${i}@bench`;
     await admin.upsertUser(user, `Ученик ${i}`, ['Student']);
     const { token } = await admin.issueToken(user);
-    const client = await connect(url, token);
+    // With several processes (BENCH_TOGETHER=n), student i talks to edge i mod n.
+    const client = await connect(`${bases[i % bases.length]}/mcp`, token);
     clients.push(client);
     for (const course of courses) {
       // The catalog card arrives by event: retry until enrollment knows the course.
