@@ -421,11 +421,11 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Failure(504, `timeout on ${contract.subject}`)), timeoutMs);
     });
+    const served = serve({ subject: wire, data: payload, token: token ?? '', deadline: Date.now() + timeoutMs });
+    // Past the timeout nobody waits for it: a late rejection must not go unhandled.
+    served.catch(() => {});
     try {
-      const outcome = await Promise.race([
-        serve({ subject: wire, data: payload, token: token ?? '', deadline: Date.now() + timeoutMs }),
-        late,
-      ]);
+      const outcome = await Promise.race([served, late]);
       if ('status' in outcome) throw new Failure(outcome.status, outcome.message);
       return outcome;
     } finally {
