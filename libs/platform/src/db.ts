@@ -167,7 +167,8 @@ let namesGiven = 0;
  * unnamed from then on (with the types of the tables as they are now): outside a transaction it
  * is run again at once (a failed statement changed nothing), inside one the transaction fails
  * once (its caller's retry, or the consumer's redelivery, then runs it unnamed). A statement that
- * fails that way for its own reasons only loses its name.
+ * fails that way for its own reasons only loses its name. Statements a repository names itself
+ * (a query config with a `name`) fall back the same way.
  */
 function preparedName(text: string): string | undefined {
   const named = preparedNames.get(text);
@@ -208,37 +209,63 @@ function prepareRepeated(client: pg.PoolClient): void {
     this: unknown,
     ...args: unknown[]
   ) {
-    const [text, values] = args;
+    const [first, values] = args;
+    // A statement a repository names itself (a query config with its own name: mark_goal_write,
+    // the course state, the list stamps) gets the same fallback, under its own name.
+    if (isNamedConfig(first)) {
+      const unnamed = [{ ...first, name: undefined }, ...args.slice(1)];
+      if (unpreparable.has(first.text)) return original.apply(this, unnamed);
+      return runNamed(this, args, unnamed, () => unpreparable.add(first.text));
+    }
+    const text = first;
     if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0) return original.apply(this, args);
     const name = preparedName(text);
     if (name === undefined) return original.apply(this, args);
+    const rest = args.slice(2);
+    return runNamed(this, [{ name, text, values }, ...rest], args, () => {
+      if (preparedNames.get(text) === name) preparedNames.delete(text);
+      unpreparable.add(text);
+    });
+  };
+
+  /**
+   * Runs a named statement (`namedArgs`); when it fails because a table changed under its
+   * prepared plan, `forget` takes its name away and, if it was sent outside a transaction, the
+   * same statement runs at once unnamed (`unnamedArgs`, pg's arguments with the same callback).
+   */
+  function runNamed(self: unknown, namedArgs: unknown[], unnamedArgs: unknown[], forget: () => void): unknown {
     // Whether this statement runs inside a transaction, as it was sent (watchOutbox, outside this
     // wrapper, has seen it): by the time its error comes back, a pipelined COMMIT may already have
     // been sent, and a retry would then run the statement on its own after its transaction.
     const alone = !inTransaction.get(client)?.open;
-    const outdated = () => {
-      if (preparedNames.get(text) === name) preparedNames.delete(text);
-      unpreparable.add(text);
+    const outdated = (err: unknown) => {
+      if (!planOutdated(err)) return false;
+      forget();
       return alone;
     };
-    const rest = args.slice(2);
-    const last = rest.at(-1);
+    const last = namedArgs.at(-1);
     if (typeof last === 'function') {
       const done = last as (err: unknown, res: unknown) => void;
-      return original.apply(this, [
-        { name, text, values },
-        ...rest.slice(0, -1),
+      return original.apply(self, [
+        ...namedArgs.slice(0, -1),
         (err: unknown, res: unknown) => {
-          if (planOutdated(err) && outdated()) original.apply(this, [text, values, ...rest]);
+          if (outdated(err)) original.apply(self, unnamedArgs);
           else done(err, res);
         },
       ]);
     }
-    return (original.apply(this, [{ name, text, values }, ...rest]) as Promise<unknown>).catch((err) => {
-      if (planOutdated(err) && outdated()) return original.apply(this, [text, values, ...rest]);
+    return (original.apply(self, namedArgs) as Promise<unknown>).catch((err) => {
+      if (outdated(err)) return original.apply(self, unnamedArgs);
       throw err;
     });
-  };
+  }
+}
+
+/** A query config that names its own prepared statement. */
+function isNamedConfig(value: unknown): value is { name: string; text: string } {
+  if (!value || typeof value !== 'object') return false;
+  const config = value as { name?: unknown; text?: unknown };
+  return typeof config.name === 'string' && config.name !== '' && typeof config.text === 'string';
 }
 
 /** The pool LISTEN connections come from, per service pool (the direct one when configured). */

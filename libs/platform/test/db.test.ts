@@ -187,6 +187,22 @@ describe('prepared statements', () => {
     expect(await inTransaction()).toEqual([{ n: '20' }]);
   });
 
+  it('a statement named by its repository gets the same fallback when a migration changed its row type', async () => {
+    const database = await items('prepared_own_name_test');
+    const read = () =>
+      database.pool.query<{ n: number | string }>({
+        name: 'items_own_name',
+        text: 'select n from items where id = $1',
+        values: [1],
+      });
+    expect((await read()).rows).toEqual([{ n: 10 }]);
+    expect(await preparedOn(database)).toEqual([expect.stringContaining('select n from items where id = $1')]);
+    await database.pool.query('alter table items alter column n type numeric');
+    // Prepared under its own name, the statement would fail on this connection from now on.
+    expect((await read()).rows).toEqual([{ n: '10' }]);
+    expect((await read()).rows).toEqual([{ n: '10' }]);
+  });
+
   it('a prepared parameter typed by a column a migration widened runs again unnamed with the new type', async () => {
     const database = await items('prepared_param_test');
     const put = (id: number, n: number) =>
