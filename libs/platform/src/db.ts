@@ -254,18 +254,26 @@ function prepareRepeated(client: pg.PoolClient): void {
         },
       ]);
     }
-    return (original.apply(self, namedArgs) as Promise<unknown>).catch((err) => {
+    const result = original.apply(self, namedArgs) as Promise<unknown> | undefined;
+    // A config with its own callback gets no promise back from pg: it answers that callback unchanged.
+    if (typeof result?.catch !== 'function') return result;
+    return result.catch((err) => {
       if (outdated(err)) return original.apply(self, unnamedArgs);
       throw err;
     });
   }
 }
 
-/** A query config that names its own prepared statement. */
+/** A query config that names its own prepared statement (not a submittable such as a cursor). */
 function isNamedConfig(value: unknown): value is { name: string; text: string } {
   if (!value || typeof value !== 'object') return false;
-  const config = value as { name?: unknown; text?: unknown };
-  return typeof config.name === 'string' && config.name !== '' && typeof config.text === 'string';
+  const config = value as { name?: unknown; text?: unknown; submit?: unknown };
+  return (
+    typeof config.name === 'string' &&
+    config.name !== '' &&
+    typeof config.text === 'string' &&
+    typeof config.submit !== 'function'
+  );
 }
 
 /** The pool LISTEN connections come from, per service pool (the direct one when configured). */

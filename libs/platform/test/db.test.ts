@@ -201,6 +201,19 @@ describe('prepared statements', () => {
     // Prepared under its own name, the statement would fail on this connection from now on.
     expect((await read()).rows).toEqual([{ n: '10' }]);
     expect((await read()).rows).toEqual([{ n: '10' }]);
+    // A named config that brings its own callback is answered through it, as pg does.
+    const client = await database.pool.connect();
+    try {
+      const rows = await new Promise((resolve, reject) =>
+        client.query(
+          { name: 'items_callback', text: 'select n from items where id = $1', values: [2] },
+          (err: Error | null, res: { rows: unknown[] }) => (err ? reject(err) : resolve(res.rows)),
+        ),
+      );
+      expect(rows).toEqual([{ n: '20' }]);
+    } finally {
+      client.release();
+    }
   });
 
   it('a prepared parameter typed by a column a migration widened runs again unnamed with the new type', async () => {
