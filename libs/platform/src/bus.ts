@@ -241,7 +241,9 @@ type Outcome = { data: Uint8Array } | { status: number; message: string };
  * the principal's token verified for the endpoint, the arguments parsed from JSON, the service's
  * concurrency limit, the deadline, the reply encoded to JSON and decoded again by the caller —
  * without the two socket hops through nats-server. What keeps it equal to the wire: both paths go
- * through `serveRequest` and `attempt`'s reading of the outcome; only the transport differs.
+ * through `serveRequest` and `attempt`'s reading of the outcome; only the transport differs, so
+ * what nats-server itself enforces (each NATS user's publish permissions, max_payload) does not
+ * apply in-process (docs/decisions.md).
  */
 const LOCAL_ENDPOINTS = new Map<string, (req: Incoming) => Promise<Outcome>>();
 
@@ -426,7 +428,8 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
     served.catch(() => {});
     try {
       const outcome = await Promise.race([served, late]);
-      if ('status' in outcome) throw new Failure(outcome.status, outcome.message);
+      // As a NATS service error carries it: the header value trimmed, an empty one the status code.
+      if ('status' in outcome) throw new Failure(outcome.status, outcome.message.trim() || String(outcome.status));
       return outcome;
     } finally {
       clearTimeout(timer);
@@ -482,13 +485,14 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
       const name = opts.prefix ? `${opts.prefix}-${service}` : service;
       const svc = await nc.services.add({ name: name.replace(/[^A-Za-z0-9_-]/g, '_'), version: '0.1.0' });
       const limit = new ConcurrencyLimit(opts.maxConcurrent ?? 64, opts.maxQueued ?? 256);
+      // This service's entries in LOCAL_ENDPOINTS (with `local` on).
       const registered = new Map<string, (req: Incoming) => Promise<Outcome>>();
+      const unregister = () => {
+        for (const [wire, serveHere] of registered)
+          if (LOCAL_ENDPOINTS.get(wire) === serveHere) LOCAL_ENDPOINTS.delete(wire);
+        registered.clear();
+      };
       for (const ep of endpoints) {
-        if (opts.local) {
-          const serveHere = (req: Incoming) => serveRequest(service, limit, ep, req);
-          registered.set(subject(ep.contract.subject), serveHere);
-          LOCAL_ENDPOINTS.set(subject(ep.contract.subject), serveHere);
-        }
         svc.addEndpoint(ep.contract.subject.replace(/\./g, '_'), {
           subject: subject(ep.contract.subject),
           // The services API catches only synchronous throws: answer() never rejects.
@@ -505,8 +509,7 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
       // must go out before the caller drains the connection, or a rolling update loses them.
       const stopSubscriptions = svc.stop.bind(svc);
       svc.stop = async (err?: Error) => {
-        for (const [wire, serveHere] of registered)
-          if (LOCAL_ENDPOINTS.get(wire) === serveHere) LOCAL_ENDPOINTS.delete(wire);
+        unregister();
         const result = await stopSubscriptions(err);
         // A handler that never ends must not hold the shutdown forever.
         let timer: NodeJS.Timeout | undefined;
@@ -516,6 +519,17 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
       };
       // addEndpoint subscribes without waiting: once serve() resolves, requests from any connection must find the endpoints.
       await nc.flush();
+      // In-process callers find the endpoints only while the wire does: registered once they
+      // serve, and gone when the service stops, also when nats.js stops it itself (its connection
+      // closed, a subscription refused), which does not go through svc.stop.
+      if (opts.local) {
+        for (const ep of endpoints) {
+          const serveHere = (req: Incoming) => serveRequest(service, limit, ep, req);
+          registered.set(subject(ep.contract.subject), serveHere);
+          LOCAL_ENDPOINTS.set(subject(ep.contract.subject), serveHere);
+        }
+        void svc.stopped.then(unregister, unregister);
+      }
       return svc;
     },
     request(contract, principal, args, ropts) {

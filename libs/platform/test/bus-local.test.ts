@@ -164,4 +164,18 @@ describe('in-process dispatch (BUS_LOCAL)', () => {
     await svc.stop();
     await expect(local.request(Forwarded, null, {})).rejects.toMatchObject({ status: 503 });
   });
+
+  it('forgets the endpoints of a service that nats.js stopped itself, its connection closed', async () => {
+    const prefix = `${env.prefix}c`;
+    const serverNc = await connect({ servers: env.natsUrl });
+    const served = createBus(serverNc, { prefix, timeoutMs: 300, log: env.log, trust: SERVICE_TRUST, local: true });
+    const svc = await served.serve('courses', [endpoint(Forwarded, async () => ok({ user: 'here' }))]);
+    const nc = await connect({ servers: env.natsUrl });
+    const local = createBus(nc, { prefix, timeoutMs: 300, log: env.log, trust: EDGE_TRUST, local: true });
+    await nc.close();
+    expect(await local.request(Forwarded, null, {})).toEqual({ ok: true, data: { user: 'here' } });
+    await serverNc.close();
+    await svc.stopped;
+    await expect(local.request(Forwarded, null, {})).rejects.toMatchObject({ status: 503 });
+  });
 });
