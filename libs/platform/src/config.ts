@@ -1,5 +1,12 @@
 import { z } from 'zod';
 
+/**
+ * A true/false setting from the environment ("true" or "false"). A boolean is taken too: services
+ * parse an already parsed config again with their own schema.
+ */
+export const envFlag = (byDefault: boolean) =>
+  z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]).default(byDefault);
+
 /** Settings every service reads: where NATS, PostgreSQL and Redis are, and the subject prefix. */
 export const BaseConfig = z.object({
   NATS_URL: z.string().default('nats://127.0.0.1:4222'),
@@ -20,17 +27,12 @@ export const BaseConfig = z.object({
    * Named (protocol-level) prepared statements. Set false behind PgBouncer older than 1.21 in
    * transaction mode, which cannot carry them; the statements then run unnamed.
    */
-  // A boolean too: services parse an already parsed config again with their own schema.
-  DB_PREPARED_STATEMENTS: z
-    .union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')])
-    .default(true),
+  DB_PREPARED_STATEMENTS: envFlag(true),
   /**
    * Requests between services served in the same process skip NATS (see `local` in bus.ts): for a
-   * process that hosts several services, as the lesson-loop bench's BENCH_TOGETHER=1 does.
+   * process that hosts several services, as the lesson-loop bench's BENCH_TOGETHER=n does.
    */
-  BUS_LOCAL: z
-    .union([z.boolean(), z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1')])
-    .default(false),
+  BUS_LOCAL: envFlag(false),
   REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
   /** Prefix of every subject and stream name; lets tests and several deployments share one NATS. */
   SUBJECT_PREFIX: z

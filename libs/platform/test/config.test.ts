@@ -41,10 +41,10 @@ describe('loadConfig', () => {
   });
 
   it('reads in-process dispatch as a boolean and refuses anything else', () => {
-    expect(loadConfig(BaseConfig, { BUS_LOCAL: '1' }).BUS_LOCAL).toBe(true);
     expect(loadConfig(BaseConfig, { BUS_LOCAL: 'true' }).BUS_LOCAL).toBe(true);
     expect(loadConfig(BaseConfig, { BUS_LOCAL: 'false' }).BUS_LOCAL).toBe(false);
     expect(() => loadConfig(BaseConfig, { BUS_LOCAL: 'yes' })).toThrow(/BUS_LOCAL/);
+    expect(() => loadConfig(BaseConfig, { BUS_LOCAL: '1' })).toThrow(/BUS_LOCAL/);
   });
 
   it('coerces numbers, keeps given strings and ignores unrelated variables', () => {

@@ -1,4 +1,4 @@
-import { BaseConfig } from '@studium/platform';
+import { BaseConfig, envFlag } from '@studium/platform';
 import { z } from 'zod';
 
 const list = z.string().transform((s) =>
@@ -62,10 +62,7 @@ export const EdgeConfig = BaseConfig.extend({
   /** Where the platform's web pages live (links in fallbacks). */
   PUBLIC_URL: z.string().default('http://127.0.0.1:8080'),
   /** The OAuth authorization server for MCP clients that connect by URL; "false" turns it off. */
-  OAUTH_ENABLED: z
-    .enum(['true', 'false'])
-    .default('true')
-    .transform((v) => v === 'true'),
+  OAUTH_ENABLED: envFlag(true),
   /**
    * The issuer URL as clients see it (behind an ingress: its https URL); empty = PUBLIC_URL + /oauth.
    * Endpoints' resource URLs are PUBLIC_URL + /mcp, /authoring.
@@ -101,10 +98,7 @@ export const EdgeConfig = BaseConfig.extend({
   /** Lifetime of a web pages' session (the student pages, tutor, author's cabinet), hours; then sign in again. */
   WEB_SESSION_TTL_H: z.coerce.number().int().min(1).max(720).default(168),
   /** Trust X-Forwarded-* from a TLS-terminating proxy (ingress). */
-  TRUST_PROXY: z
-    .enum(['true', 'false'])
-    .default('false')
-    .transform((v) => v === 'true'),
+  TRUST_PROXY: envFlag(false),
 });
 export type EdgeConfig = z.infer<typeof EdgeConfig>;
 
