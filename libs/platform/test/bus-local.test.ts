@@ -153,27 +153,26 @@ describe('in-process dispatch (BUS_LOCAL)', () => {
     await expect(wire.request(Echo, anna, { n: 12 })).rejects.toMatchObject({ status: 503 });
   });
 
-  it('forgets the endpoints of a stopped service', async () => {
-    const prefix = `${env.prefix}s`;
-    const served = createBus(env.nc, { prefix, timeoutMs: 300, log: env.log, trust: SERVICE_TRUST, local: true });
-    const svc = await served.serve('courses', [endpoint(Forwarded, async () => ok({ user: 'here' }))]);
-    const nc = await connect({ servers: env.natsUrl });
-    const local = createBus(nc, { prefix, timeoutMs: 300, log: env.log, trust: EDGE_TRUST, local: true });
-    await nc.close();
-    expect(await local.request(Forwarded, null, {})).toEqual({ ok: true, data: { user: 'here' } });
-    await svc.stop();
-    await expect(local.request(Forwarded, null, {})).rejects.toMatchObject({ status: 503 });
-  });
-
-  it('forgets the endpoints of a service that nats.js stopped itself, its connection closed', async () => {
-    const prefix = `${env.prefix}c`;
-    const serverNc = await connect({ servers: env.natsUrl });
+  /** A local service of its own prefix on `serverNc`, and a local requester whose connection is closed. */
+  async function servedLocally(prefix: string, serverNc: NatsConnection) {
     const served = createBus(serverNc, { prefix, timeoutMs: 300, log: env.log, trust: SERVICE_TRUST, local: true });
     const svc = await served.serve('courses', [endpoint(Forwarded, async () => ok({ user: 'here' }))]);
     const nc = await connect({ servers: env.natsUrl });
     const local = createBus(nc, { prefix, timeoutMs: 300, log: env.log, trust: EDGE_TRUST, local: true });
     await nc.close();
     expect(await local.request(Forwarded, null, {})).toEqual({ ok: true, data: { user: 'here' } });
+    return { svc, local };
+  }
+
+  it('forgets the endpoints of a stopped service', async () => {
+    const { svc, local } = await servedLocally(`${env.prefix}s`, env.nc);
+    await svc.stop();
+    await expect(local.request(Forwarded, null, {})).rejects.toMatchObject({ status: 503 });
+  });
+
+  it('forgets the endpoints of a service that nats.js stopped itself, its connection closed', async () => {
+    const serverNc = await connect({ servers: env.natsUrl });
+    const { svc, local } = await servedLocally(`${env.prefix}c`, serverNc);
     await serverNc.close();
     await svc.stopped;
     await expect(local.request(Forwarded, null, {})).rejects.toMatchObject({ status: 503 });
