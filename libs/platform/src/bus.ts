@@ -353,14 +353,15 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
       trace.getActiveSpan()?.setAttributes({ 'studium.violation': caller.reason, 'studium.status': status });
       return { status, message: caller.reason };
     }
-    const parsed = ep.contract.input.safeParse(body.args ?? {});
-    if (!parsed.success) {
-      return {
-        status: 417,
-        message: `invalid arguments: ${parsed.error.issues.map((i) => i.path.join('.')).join(', ')}`,
-      };
-    }
     try {
+      // Inside the try: a schema's own transform or refinement that throws is a 500, not a rejection.
+      const parsed = ep.contract.input.safeParse(body.args ?? {});
+      if (!parsed.success) {
+        return {
+          status: 417,
+          message: `invalid arguments: ${parsed.error.issues.map((i) => i.path.join('.')).join(', ')}`,
+        };
+      }
       const ifNoneMatch = typeof body.if_none_match === 'string' ? body.if_none_match : null;
       const reply = await ep.handler(parsed.data, { principal: caller.principal, ifNoneMatch, ...call });
       const wire =

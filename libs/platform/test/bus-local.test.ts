@@ -16,6 +16,14 @@ const Forwarded = defineOperation({
   input: z.object({}),
   output: z.object({ user: z.string().nullable() }),
 });
+// A schema whose own refinement throws (a bug in a contract): a 500 on both paths, never a rejection.
+const Throwing = defineOperation({
+  subject: 'localtest.throwing',
+  input: z.object({}).refine(() => {
+    throw new Error('a refinement bug');
+  }),
+  output: z.object({}),
+});
 const Relay = defineOperation({
   subject: 'localtest.relay',
   input: z.object({ to: z.enum(['echo', 'forwarded']), makeUp: z.boolean().optional() }),
@@ -56,6 +64,7 @@ beforeAll(async () => {
       return ok(reply as unknown as z.infer<typeof Echo.output>);
     }),
     endpoint(Forwarded, async (_a, ctx) => ok({ user: ctx.principal?.user ?? null }), { forwarded: true }),
+    endpoint(Throwing, async () => ok({})),
     endpoint(Relay, async (args, ctx) => {
       const who = args.makeUp && ctx.principal ? { ...ctx.principal } : ctx.principal;
       const reply =
@@ -101,6 +110,7 @@ describe('in-process dispatch (BUS_LOCAL)', () => {
       ['crash', (b) => b.request(Echo, anna, { n: 5, mode: 'crash' }), { status: 500, message: 'internal error' }],
       ['invalid arguments', (b) => b.request(Echo, anna, { n: 1.5 } as never), { status: 417 }],
       ['timeout', (b) => b.request(Echo, anna, { n: 6, mode: 'slow' }), { status: 504 }],
+      ['throwing schema', (b) => b.request(Throwing, anna, {}), { status: 500, message: 'internal error' }],
       [
         'forwarded',
         (b) => b.request(Relay, anna, { to: 'forwarded' }),
