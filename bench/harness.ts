@@ -75,7 +75,7 @@ export function profileArgs(name: string): string[] {
 
 /**
  * Starts the named services and then the edge, each as its own process with `env` (profiled as
- * BENCH_PROFILE says), adding them to `children`; returns the edge's base URLs (one here) and every
+ * BENCH_PROFILE says), adding them to `children`; returns the edges' base URLs (one here) and every
  * process's pid by name (with the machine's nats-server when one runs), for the CPU meters. With
  * `together` > 0 (BENCH_TOGETHER=n) they all run in each of that many processes, named `together`
  * (profiled as `together`), `together2`, …, whose services call each other in-process
@@ -104,7 +104,7 @@ export async function startServices(
       bases.push(`http://127.0.0.1:${one.match[1]}`);
     }
     if (nats) pids.nats = nats;
-    return { base: bases[0] as string, bases, pids };
+    return { bases, pids };
   }
   for (const name of services) {
     const { child } = await spawnTs(`services/${name}/src/main.ts`, env, /service started/, profileArgs(name));
@@ -120,8 +120,7 @@ export async function startServices(
   children.push(edge.child);
   pids.edge = edge.child.pid ?? 0;
   if (nats) pids.nats = nats;
-  const base = `http://127.0.0.1:${edge.match[1]}`;
-  return { base, bases: [base], pids };
+  return { bases: [`http://127.0.0.1:${edge.match[1]}`], pids };
 }
 
 /** Starts a TypeScript entry point as a child process and waits for a line matching `ready`. */

@@ -71,12 +71,12 @@ try {
   const database = openDatabase<EnrollmentDb>(databaseUrl, 'enrollment', 2);
   await migrate(database.pool, 'enrollment', [PLATFORM_MIGRATIONS, MIGRATIONS]);
   const admin = new EnrollmentAdmin(database.db);
-  const { base, pids } = await startServices(['enrollment', 'courses', 'lessons'], env, children);
+  const { bases, pids } = await startServices(['enrollment', 'courses', 'lessons'], env, children);
   const bus = createBus(nc, { prefix, timeoutMs: 10_000, log: createLogger('bench', 'silent'), trust });
 
   const { course } = await openDemoCourse(bus, 'negotiation-basics');
 
-  const url = `${base}/mcp`;
+  const url = `${bases[0]}/mcp`;
   const agents: Array<{ client: Client; session: string }> = [];
   for (let i = 0; i < AGENTS; i++) {
     const user = `bench${i}@studium`;
