@@ -381,13 +381,18 @@ describe('CSRF, bounds and sign-out', () => {
     await Promise.all([fp.waitForURL((u) => !u.pathname.startsWith('/login')), fp.click('#submit')]);
     expect(new URL(fp.url()).host).toBe(new URL(w.url).host);
     // Guessing passwords: the login's window (LOGIN_ATTEMPTS_PER_MINUTE, 10) ends in 429.
+    // The signed-in page is closed first: its own script may still be calling a tool, and once
+    // the cookies are gone that call's 401 sends the page to /login?next=…, which would
+    // interrupt the navigation below.
+    await fp.close();
     await fresh.clearCookies();
-    await fp.goto(`${w.url}/login`);
+    const gp = await fresh.newPage();
+    await gp.goto(`${w.url}/login`);
     // Every form answer carries a fresh token (cookie and field): each attempt sends the last one.
-    let token = String(await fp.getAttribute('input[name="csrf"]', 'value'));
+    let token = String(await gp.getAttribute('input[name="csrf"]', 'value'));
     const statuses: number[] = [];
     for (let i = 0; i < 11; i++) {
-      const res = await fp.request.post(`${w.url}/login`, {
+      const res = await gp.request.post(`${w.url}/login`, {
         form: { login: 'nobody@hw', password: `guess-${i}`, csrf: token, next: '/' },
         maxRedirects: 0,
       });
