@@ -167,7 +167,8 @@ let namesGiven = 0;
  * unnamed from then on (with the types of the tables as they are now): outside a transaction it
  * is run again at once (a failed statement changed nothing), inside one the transaction fails
  * once (its caller's retry, or the consumer's redelivery, then runs it unnamed). A statement that
- * fails that way for its own reasons only loses its name. Statements a repository names itself
+ * fails that way for its own reasons keeps its name when it ran alone (the unnamed run fails with
+ * the same code); inside a transaction it loses it. Statements a repository names itself
  * (a query config with a `name`) fall back the same way.
  */
 function preparedName(text: string): string | undefined {
@@ -215,25 +216,49 @@ function prepareRepeated(client: pg.PoolClient): void {
     if (isNamedConfig(first)) {
       const unnamed = [{ ...first, name: undefined }, ...args.slice(1)];
       if (unpreparable.has(first.text)) return original.apply(this, unnamed);
-      return runNamed(this, args, unnamed, () => unpreparable.add(first.text));
+      return runNamed(
+        this,
+        args,
+        unnamed,
+        () => unpreparable.add(first.text),
+        () => unpreparable.delete(first.text),
+      );
     }
     const text = first;
     if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0) return original.apply(this, args);
     const name = preparedName(text);
     if (name === undefined) return original.apply(this, args);
     const rest = args.slice(2);
-    return runNamed(this, [{ name, text, values }, ...rest], args, () => {
-      if (preparedNames.get(text) === name) preparedNames.delete(text);
-      unpreparable.add(text);
-    });
+    return runNamed(
+      this,
+      [{ name, text, values }, ...rest],
+      args,
+      () => {
+        if (preparedNames.get(text) === name) preparedNames.delete(text);
+        unpreparable.add(text);
+      },
+      () => {
+        unpreparable.delete(text);
+        if (!preparedNames.has(text)) preparedNames.set(text, name);
+      },
+    );
   };
 
   /**
    * Runs a named statement (`namedArgs`); when it fails because a table changed under its
    * prepared plan, `forget` takes its name away and, if it was sent outside a transaction, the
    * same statement runs at once unnamed (`unnamedArgs`, pg's arguments with the same callback).
+   * When that unnamed run fails with the same code, the error was the statement's own (a division
+   * by zero, a value out of range for the column itself), not the plan's: `restore` gives the name
+   * back, so bad input cannot strip a hot statement of its prepared plan.
    */
-  function runNamed(self: unknown, namedArgs: unknown[], unnamedArgs: unknown[], forget: () => void): unknown {
+  function runNamed(
+    self: unknown,
+    namedArgs: unknown[],
+    unnamedArgs: unknown[],
+    forget: () => void,
+    restore: () => void,
+  ): unknown {
     // Whether this statement runs inside a transaction, as it was sent (watchOutbox, outside this
     // wrapper, has seen it): by the time its error comes back, a pipelined COMMIT may already have
     // been sent, and a retry would then run the statement on its own after its transaction.
@@ -243,14 +268,22 @@ function prepareRepeated(client: pg.PoolClient): void {
       forget();
       return alone;
     };
+    const sameCode = (first: unknown, again: unknown) =>
+      (again as { code?: unknown } | null)?.code === (first as { code?: unknown }).code;
     const last = namedArgs.at(-1);
     if (typeof last === 'function') {
       const done = last as (err: unknown, res: unknown) => void;
       return original.apply(self, [
         ...namedArgs.slice(0, -1),
         (err: unknown, res: unknown) => {
-          if (outdated(err)) original.apply(self, unnamedArgs);
-          else done(err, res);
+          if (!outdated(err)) return done(err, res);
+          original.apply(self, [
+            ...unnamedArgs.slice(0, -1),
+            (again: unknown, res2: unknown) => {
+              if (again && sameCode(err, again)) restore();
+              done(again, res2);
+            },
+          ]);
         },
       ]);
     }
@@ -258,8 +291,11 @@ function prepareRepeated(client: pg.PoolClient): void {
     // A config with its own callback gets no promise back from pg: it answers that callback unchanged.
     if (typeof result?.catch !== 'function') return result;
     return result.catch((err) => {
-      if (outdated(err)) return original.apply(self, unnamedArgs);
-      throw err;
+      if (!outdated(err)) throw err;
+      return (original.apply(self, unnamedArgs) as Promise<unknown>).catch((again: unknown) => {
+        if (sameCode(err, again)) restore();
+        throw again;
+      });
     });
   }
 }

@@ -255,16 +255,46 @@ describe('prepared statements', () => {
     expect(rows).toEqual([]);
   });
 
+  it('a statement that fails alone with a data error of its own keeps its name', async () => {
+    const database = await items('prepared_own_error_test');
+    const client = await database.pool.connect();
+    const text = 'select $1::int / $2::int as q';
+    const runs = async () =>
+      (
+        await client.query<{ n: number }>(
+          'select (generic_plans + custom_plans)::int as n from pg_prepared_statements where statement = $1',
+          [text],
+        )
+      ).rows[0]?.n ?? 0;
+    try {
+      for (let i = 0; i < 3; i++) await client.query(text, [4, 2]);
+      const before = await runs();
+      expect(before).toBe(1);
+      // Named, it fails with 22012 (a code a widened column can cause too); unnamed, it fails the same way.
+      await expect(client.query(text, [1, 0])).rejects.toThrow(/division by zero/);
+      await expect(client.query(text, [1, 0])).rejects.toThrow(/division by zero/);
+      expect((await client.query(text, [9, 3])).rows).toEqual([{ q: 3 }]);
+      // The run after the errors went to the prepared statement (planned there, unlike an unnamed
+      // run): its name was given back. (The errors themselves fail while planning, uncounted.)
+      expect(await runs()).toBe(before + 1);
+    } finally {
+      client.release();
+    }
+  });
+
   it('names at most 500 texts in all, also when named texts fail and lose their names', async () => {
     const database = await items('prepared_bound_test');
     // One connection all along (pool.query would drop it after each error, and its statements with it).
     const client = await database.pool.connect();
     try {
-      // Each text is named on its third run, then fails with a data error (22012) and loses its name.
+      // Each text is named on its third run, then fails inside a transaction with a data error
+      // (22012), where it cannot be told from a plan's, and loses its name.
       for (let k = 0; k < 510; k++) {
         const text = `select $1::int / $2::int as q, ${k} as k`;
         for (let i = 0; i < 3; i++) await client.query(text, [1, 1]);
+        await client.query('begin');
         await expect(client.query(text, [1, 0])).rejects.toThrow(/division by zero/);
+        await client.query('rollback');
       }
       const { rows } = await client.query<{ n: number }>('select count(*)::int as n from pg_prepared_statements');
       expect(rows[0]?.n).toBeLessThanOrEqual(500);
