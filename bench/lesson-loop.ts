@@ -23,6 +23,7 @@ import { MIGRATIONS } from '../services/enrollment/src/app.ts';
 import type { EnrollmentDb } from '../services/enrollment/src/db.ts';
 import { CpuMeter, type DbCounters, syscalls } from './cpu.ts';
 import { benchPlace, connect, openDemoCourse, spawnTs, startServices, teardownBench } from './harness.ts';
+import { type Census, censusBetween, censusRows, logMark, serverLogFile } from './pg-census.ts';
 
 const STUDENTS = Number(process.env.BENCH_STUDENTS ?? 600);
 const IN_FLIGHT = (process.env.BENCH_IN_FLIGHT ?? '16,64').split(',').map(Number);
@@ -379,6 +380,12 @@ try {
   stats.clear();
   lessonsCompleted = 0;
 
+  // BENCH_PG_LOG=1: the database's round trips of the mix phases, by whom they serve (pg-census.ts).
+  const logFile = process.env.BENCH_PG_LOG ? await serverLogFile(watcher) : null;
+  if (process.env.BENCH_PG_LOG && !logFile)
+    console.log('\n(no readable server log: set BENCH_PG_LOG_FILE for the round-trip census)');
+  const dbName = new URL(databaseUrl).pathname.slice(1);
+
   const results: string[] = [];
   for (const inFlight of timed ? IN_FLIGHT : []) {
     const whoami: number[] = [];
@@ -389,16 +396,19 @@ try {
     let whoSeconds = 0;
     let bareSeconds = 0;
     const meter = new CpuMeter(pids, dbCounters);
+    const census: Census = { statements: new Map(), control: new Map() };
     for (const s of stats.values()) s.length = 0;
     lessonsBefore = lessonsCompleted;
     for (let r = 0; r < ROUNDS; r++) {
       const callsBefore = [...stats.values()].reduce((n, l) => n + l.length, 0);
       const before = await meter.snapshot();
+      const logFrom = logFile ? logMark(logFile) : 0;
       let t = performance.now();
       await mixPhase(agents, inFlight, PHASE_MS, key, courses);
       mixSeconds += (performance.now() - t) / 1000;
       await new Promise((ok) => setTimeout(ok, 1100));
       meter.add(before, await meter.snapshot());
+      if (logFile) censusBetween(logFile, dbName, logFrom, logMark(logFile), census);
       mixCalls += [...stats.values()].reduce((n, l) => n + l.length, 0) - callsBefore;
       t = performance.now();
       whoami.push(
@@ -446,6 +456,7 @@ try {
     lines.push(
       `\nper mix call: ${names.map((k) => `${k} ${((meter.spent.get(k) ?? 0) / mixCalls).toFixed(2)}`).join(', ')} (CPU ms; pg counters per call)`,
     );
+    lines.push(...censusRows(census, mixCalls));
     console.log(lines.join('\n'));
     results.push(...lines);
   }
