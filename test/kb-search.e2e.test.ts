@@ -165,6 +165,25 @@ describe("typo corrections never depend on other people's notes", () => {
       await bek.close();
     }
   });
+
+  it("is not crowded out by another organization's words nearer the typo than the caller's own", async () => {
+    await enrollment.admin.upsertUser('dana@test', 'Дана', ['Student']);
+    await enrollment.admin.upsertOrganization('third', 'Третья школа');
+    await enrollment.admin.addMember('third', 'dana@test', 'member');
+    const dana = await connectAgent('v2', `${edge.url}/kb`, (await enrollment.admin.issueToken('dana@test')).token);
+    try {
+      // «фотосинтезс» is a typo of aliya's «фотосинтез». The other school's note holds it with one
+      // letter more, in 42 ways: each is nearer to the typo by trigrams than «фотосинтез» is. A
+      // vocabulary shared by all tenants hands them every one of the nearest places a correction
+      // is looked for, and aliya's own word is never reached.
+      const near = [...'абвгджзийклмнопрстуфхцчшщъыьэюяәғқңөұүһі'].map((c) => `фотосинтезс${c}`);
+      data(await dana.callTool('create_note', { project: 'third', body: `# Слова\n\n${near.join(' ')}` }));
+      const own = await create('# Свет и листья\n\nРастения живут благодаря процессу фотосинтез.');
+      expect((await search('фотосинтезс')).map((h) => h.id)).toEqual([own]);
+    } finally {
+      await dana.close();
+    }
+  });
 });
 
 describe('capabilities', () => {

@@ -249,7 +249,7 @@ describe('re-indexing notes written before the index of issue 21', () => {
     // What migration 0003 leaves: the old vector (here the Kazakh configuration alone) and version 0.
     await sql`update notes set tsv = to_tsvector(${knowledge.app.kb.ts.hunspell ?? 'simple'}::regconfig, body),
       index_version = 0 where id = ${id}`.execute(knowledge.db);
-    await sql`delete from kb_words`.execute(knowledge.db);
+    await sql`delete from kb_vocabulary`.execute(knowledge.db);
     const before = await knowledge.db
       .selectFrom('notes')
       .select(['version'])
@@ -265,7 +265,7 @@ describe('re-indexing notes written before the index of issue 21', () => {
     expect(after).toEqual({ version: before.version, index_version: INDEX_VERSION });
     expect((await find('дроби')).results.map((x: { id: string }) => x.id)).toContain(id);
     expect((await find('бөлшек')).results.map((x: { id: string }) => x.id)).toContain(id);
-    const words = await sql<{ n: number }>`select count(*)::int as n from kb_words`.execute(knowledge.db);
+    const words = await sql<{ n: number }>`select count(*)::int as n from kb_vocabulary`.execute(knowledge.db);
     expect(words.rows[0].n).toBeGreaterThan(0);
     const left = await sql<{
       n: number;

@@ -50,15 +50,22 @@ export function tsvOf(hunspell: string | null, title: string, body: string) {
 }
 
 /**
- * Adds the lexemes of notes' vectors to the vocabulary typo tolerance looks in. Call it once per
- * transaction, for all its notes: one statement inserting in sorted order waits at most for other
- * transactions' uncommitted lexemes and can never close a cycle of waits with another such one.
+ * Adds the lexemes of notes' vectors to the vocabulary typo tolerance looks in, each under the
+ * scope of its note ('p:<project>' for a project's shared notes, 'o:<owner>' for one owner's
+ * agent memory), so that another tenant's lexemes never take the places a correction is looked
+ * for in. Call it once per transaction, for all its notes: one statement inserting in sorted order waits
+ * at most for other transactions' uncommitted lexemes and can never close a cycle of waits with
+ * another such one.
  */
 export async function addWords(db: Kysely<KnowledgeDb>, ids: string[]): Promise<void> {
-  await sql`insert into kb_words (word)
-    select distinct l from notes, unnest(tsvector_to_array(tsv)) as l
-    where id = any(${ids}::uuid[]) and length(l) between 3 and 40 and l !~ '[0-9_]'
-    order by l
+  await sql`insert into kb_vocabulary (scope, word)
+    select distinct n.scope, l
+    from (
+      select case when class = 'user-doc' then 'p:' || project::text else 'o:' || owner end as scope, tsv
+      from notes where id = any(${ids}::uuid[])) as n,
+      unnest(tsvector_to_array(n.tsv)) as l
+    where n.scope is not null and length(l) between 3 and 40 and l !~ '[0-9_]'
+    order by n.scope, l
     on conflict do nothing`.execute(db);
 }
 

@@ -15,6 +15,14 @@ function scopeSql(s: Scope): RawBuilder<boolean> {
     or (class = 'agent-memory' and owner = ${s.owner} and (project is null or project = any(${projects}::uuid[]))))`;
 }
 
+/**
+ * The vocabulary's scopes a search scope reads (as addWords files lexemes): its projects' shared
+ * notes, 'p:<project>', and the owner's agent memory, 'o:<owner>'.
+ */
+function vocabularyScopes(s: Scope): string[] {
+  return [...s.projects.map((p) => `p:${p}`), `o:${s.owner}`];
+}
+
 /** At most this many full-text matches are ranked (a word in half the notes must not rank them all). */
 export const RANK_CANDIDATES = 1000;
 
@@ -59,18 +67,26 @@ export class SearchRepository {
   }
 
   /**
-   * For each lexeme, the vocabulary's nearest lexemes by trigram distance (nearest first; GiST
-   * k-NN), kept only where a note the caller may search has them: the vocabulary spans every
-   * tenant, and a neighbour from someone else's notes must neither win nor show that it exists.
+   * For each lexeme, the nearest lexemes by trigram distance (nearest first) of the vocabulary of
+   * the caller's own scopes (one GiST k-NN per scope, merged), kept only where a note the caller
+   * may search still has them (the vocabulary keeps lexemes of edited and deleted notes). Another
+   * tenant's lexemes are not in those scopes, so they can neither take the nearest places nor show
+   * that they exist.
    */
   async nearestWords(words: string[], scope: Scope): Promise<Map<string, string[]>> {
     const out = new Map<string, string[]>(words.map((w) => [w, []]));
     if (!words.length) return out;
+    const scopes = vocabularyScopes(scope);
     const { rows } = await sql<{ word: string; near: string }>`
       select w.word, n.word as near
       from unnest(${words}::text[]) as w(word)
       cross join lateral (
-        select v.word, v.word <-> w.word as distance from kb_words v order by v.word <-> w.word limit ${NEAREST}) n
+        select v.word, v.distance
+        from unnest(${scopes}::text[]) as s(scope)
+        cross join lateral (
+          select v.word, v.word <-> w.word as distance from kb_vocabulary v
+          where v.scope = s.scope order by v.word <-> w.word limit ${NEAREST}) v
+        order by v.distance limit ${NEAREST}) n
       where exists (select 1 from notes where tsv @@ plainto_tsquery('simple', n.word) and ${scopeSql(scope)})
       order by w.word, n.distance, n.word`.execute(this.db);
     for (const r of rows) out.get(r.word)?.push(r.near);
