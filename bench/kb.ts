@@ -10,9 +10,10 @@ import { ensureServices } from '../scripts/ensure-services.ts';
 import { EnrollmentAdmin } from '../services/enrollment/src/admin.ts';
 import { MIGRATIONS } from '../services/enrollment/src/app.ts';
 import type { EnrollmentDb } from '../services/enrollment/src/db.ts';
+import type { KnowledgeDb } from '../services/knowledge/src/db.ts';
 import { kazakhStemText } from '../services/knowledge/src/domain/index-text.ts';
 import { detectLanguage } from '../services/knowledge/src/domain/language.ts';
-import { INDEX_VERSION } from '../services/knowledge/src/repositories/note.repository.ts';
+import { addWords, INDEX_VERSION } from '../services/knowledge/src/repositories/note.repository.ts';
 import { benchPlace, connect, measure, measureInterleaved, spawnTs, teardownBench } from './harness.ts';
 
 const NOTES = Number(process.env.BENCH_NOTES ?? 10_000);
@@ -67,7 +68,7 @@ try {
   await kb.callTool({ name: 'get_my_projects', arguments: {} });
 
   // Seed: the same columns the service writes (note_tsv with the Kazakh stems, vocabulary, trigram text, revision).
-  const k = openDatabase(databaseUrl, 'knowledge', 2);
+  const k = openDatabase<KnowledgeDb>(databaseUrl, 'knowledge', 2);
   const [{ id: project }] = (
     await k.pool.query<{ id: string }>(`select id from projects where space = 'acme' and slug = ''`)
   ).rows;
@@ -118,11 +119,9 @@ try {
      on conflict do nothing`,
     [JSON.stringify(links.map(([f, t]) => ({ f, t })))],
   );
-  await k.pool.query(
-    `insert into kb_words (word) select distinct l from notes, unnest(tsvector_to_array(tsv)) as l
-     where length(l) between 3 and 40 and l !~ '[0-9_]' on conflict do nothing`,
-  );
-  await k.pool.query('analyze notes; analyze links; analyze kb_words');
+  // The vocabulary as the service's writes fill it (addWords: each lexeme under its note's scope).
+  await addWords(k.db, ids);
+  await k.pool.query('analyze notes; analyze links; analyze kb_vocabulary');
   await k.close();
   console.log(
     `seeded ${NOTES} notes and ${links.length} links in ${((performance.now() - started) / 1000).toFixed(1)} s`,
