@@ -8,11 +8,21 @@ export interface Scope {
   owner: string;
 }
 
+/** The notes of a scope. kb_scope_has (knowledge migration 0006) applies the same rule: change both together. */
 function scopeSql(s: Scope): RawBuilder<boolean> {
   const projects = s.projects.length ? s.projects : ['00000000-0000-0000-0000-000000000000'];
   return sql<boolean>`deleted_at is null and (
     (class = 'user-doc' and project = any(${projects}::uuid[]))
     or (class = 'agent-memory' and owner = ${s.owner} and (project is null or project = any(${projects}::uuid[]))))`;
+}
+
+/**
+ * Whether a live note of the scope holds `lexeme` (migration 0006's kb_scope_has: the scope of
+ * {@link scopeSql}, checked through the GIN index; inline, PostgreSQL scanned every note for a
+ * lexeme none has).
+ */
+function hasLexeme(lexeme: RawBuilder<unknown>, s: Scope): RawBuilder<boolean> {
+  return sql<boolean>`kb_scope_has(${lexeme}, ${s.projects}::uuid[], ${s.owner})`;
 }
 
 /**
@@ -61,7 +71,7 @@ export class SearchRepository {
           string_to_array(w.stems, ' ') as stems
         from unnest(${words}::text[], ${stems.map((s) => s.join(' '))}::text[]) with ordinality as w(word, stems, ord))
       select russian, hunspell,
-        exists (select 1 from notes where tsv @@ plainto_tsquery('simple', stems[1]) and ${scopeSql(scope)}) as known
+        ${hasLexeme(sql`stems[1]`, scope)} as known
       from w order by ord`.execute(this.db);
     return rows;
   }
@@ -87,7 +97,7 @@ export class SearchRepository {
           select v.word, v.word <-> w.word as distance from kb_vocabulary v
           where v.scope = s.scope order by v.word <-> w.word limit ${NEAREST}) v
         order by v.distance limit ${NEAREST}) n
-      where exists (select 1 from notes where tsv @@ plainto_tsquery('simple', n.word) and ${scopeSql(scope)})
+      where ${hasLexeme(sql`n.word`, scope)}
       order by w.word, n.distance, n.word`.execute(this.db);
     for (const r of rows) out.get(r.word)?.push(r.near);
     return out;
