@@ -76,7 +76,9 @@ describe('the tutor page', { timeout: 120_000 }, () => {
       const cards = await page.locator('.card.verdict').count();
       await page.click(`.card.quiz >> nth=-1 >> button[data-option="${right}"]`);
       await page.waitForFunction((c) => document.querySelectorAll('.card.verdict').length > c, cards);
-      await page.waitForSelector('#send, #composer:not([disabled])');
+      // The verdict comes mid-turn; the turn is over when #send is back in place of #stop (the
+      // composer stays enabled while the turn streams). Reloading during the turn would cut it.
+      await page.waitForSelector('#send');
       if (await page.isVisible('#quiz-result')) break;
     }
     await page.waitForSelector('#lesson-passed');
