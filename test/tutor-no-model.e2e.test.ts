@@ -8,7 +8,8 @@ let stack: Awaited<ReturnType<typeof startTutorStack>>;
 let browser: Browser;
 
 beforeAll(async () => {
-  stack = await startTutorStack('tutor-no-model', { aiChat: { AI_MODEL: '' } });
+  // The edge's bus deadline as the student pages' stack has it (the browser signs in on a loaded machine).
+  stack = await startTutorStack('tutor-no-model', { aiChat: { AI_MODEL: '' }, edge: { REQUEST_TIMEOUT_MS: '5000' } });
   browser = await launchChromium();
 }, 60_000);
 afterAll(async () => {

@@ -15,7 +15,13 @@ let browser: Browser;
 const SCREENSHOT = resolve(import.meta.dirname, '../docs/img/tutor-390.png');
 
 beforeAll(async () => {
-  stack = await startTutorStack('tutor-page', { lessons: { WEB_DEMO_LESSONS: '1' } });
+  // The edge's bus deadline as the student pages' stack has it: a sign-in (verify_password) or a
+  // page's call slower than the default 1.5 s on a loaded machine would show «Вход сейчас
+  // недоступен» or an outage instead of the page.
+  stack = await startTutorStack('tutor-page', {
+    lessons: { WEB_DEMO_LESSONS: '1' },
+    edge: { REQUEST_TIMEOUT_MS: '5000' },
+  });
   browser = await launchChromium();
 }, 60_000);
 afterAll(async () => {
@@ -76,7 +82,9 @@ describe('the tutor page', { timeout: 120_000 }, () => {
       const cards = await page.locator('.card.verdict').count();
       await page.click(`.card.quiz >> nth=-1 >> button[data-option="${right}"]`);
       await page.waitForFunction((c) => document.querySelectorAll('.card.verdict').length > c, cards);
-      await page.waitForSelector('#send, #composer:not([disabled])');
+      // The verdict comes mid-turn; the turn is over when #send is back in place of #stop (the
+      // composer stays enabled while the turn streams). Reloading during the turn would cut it.
+      await page.waitForSelector('#send');
       if (await page.isVisible('#quiz-result')) break;
     }
     await page.waitForSelector('#lesson-passed');

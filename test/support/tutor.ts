@@ -14,7 +14,7 @@ export type TutorEvent = { type: string; [k: string]: unknown };
 /** A whole tutor stack on this file's prefix: enrollment, courses, lessons, ai-chat (scripted model), edge; the demo course published. */
 export async function startTutorStack(
   name: string,
-  opts: { lessons?: Record<string, string>; aiChat?: Record<string, string> } = {},
+  opts: { lessons?: Record<string, string>; aiChat?: Record<string, string>; edge?: Record<string, string> } = {},
 ) {
   const env = await createTestEnv(name);
   const llm: ScriptedLlm = await startScriptedLlm();
@@ -22,7 +22,7 @@ export async function startTutorStack(
   const courses = await startCourses(env);
   const lessons = await startLessons(env, opts.lessons);
   const chat = await startAiChat(env, { AI_BASE_URL: llm.url, AI_MODEL: 'scripted-tutor', ...opts.aiChat });
-  const edge = await startEdge(env);
+  const edge = await startEdge(env, opts.edge);
   const published = await publishMap(env.bus, resolve(EXAMPLES, 'negotiation-basics'));
   const content = await env.bus.request(releaseContent, null, { course: published.course });
   if (!content.ok) throw new Error(content.error.code);

@@ -112,6 +112,8 @@ describe('the upload window in Chromium', () => {
     await frame.waitForFunction(() => document.querySelectorAll('#list li').length === 2);
     await frame.click('#submit');
     await frame.waitForSelector('#status.done', { timeout: 15_000 });
+    // The window shows «Сдано» first and then posts ui/message to the host: wait for it to arrive.
+    await page.waitForFunction(() => (window as unknown as { messages: unknown[] }).messages.length > 0);
     const messages = await page.evaluate(() => (window as unknown as { messages: unknown[] }).messages);
     expect(JSON.stringify(messages)).toContain('Сдал файлы домашнего задания: protocol.pdf, notes.txt');
     expect(calls).toEqual(['store_homework_file']);

@@ -406,6 +406,10 @@ describe('CSRF, bounds and sign-out', () => {
 
   it('signs out: the session is gone, and its cookie no longer works', async () => {
     await page.goto(`${w.url}/`);
+    // The page's own calls (whoami, list_my_courses) are answered first: one still on its way
+    // when the session ends would be answered 401 and send the page to /login?next=/ instead.
+    await page.waitForSelector('#space');
+    await page.waitForSelector('#my-courses');
     const cookie = (await ctx.cookies()).find((c) => c.name === 'studium_session')?.value;
     await Promise.all([page.waitForURL((u) => u.pathname === '/login'), page.click('#signout')]);
     expect(await page.textContent('.notice')).toContain('Вы вышли');
