@@ -103,6 +103,30 @@ describe('notes: the cabinet and the curator’s agent', () => {
   });
 });
 
+describe('notes: a reply being typed stays on its note', () => {
+  it('when another note leaves the list above it, the typed text moves with its own card', async () => {
+    await open(curator, `/cabinet/courses/${course}/notes`);
+    const ids: string[] = [];
+    for (const text of ['Первая заметка о термине', 'Вторая заметка о термине', 'Третья заметка о термине']) {
+      const r = await apiAs(curator, 'write_note', { course, target: 'goal.l-text/term:T1', text });
+      expect(r.status).toBe(200);
+      ids.push(r.body.data.note);
+      data(await s.curatorAgent.callTool('reply_note', { note: r.body.data.note, text: 'Уточните, пожалуйста' }));
+    }
+    const [first, second, third] = ids as [string, string, string];
+    await curator.reload();
+    const card = (id: string) => curator.locator(`#notes-asks [data-note="${id}"]`);
+    await card(third).waitFor();
+    await card(second).locator('textarea[name=reply]').fill('Ответ на вторую заметку');
+    // The first note leaves «Агент спрашивает»: the cards below it move up a place.
+    await card(first).locator('textarea[name=reply]').fill('Ответ на первую');
+    await card(first).locator('button.act-reply').click();
+    await curator.locator(`#notes-agent [data-note="${first}"]`).waitFor();
+    expect(await card(second).locator('textarea[name=reply]').inputValue()).toBe('Ответ на вторую заметку');
+    expect(await card(third).locator('textarea[name=reply]').inputValue()).toBe('');
+  });
+});
+
 describe('reports, passes and homework', () => {
   const lesson = () => s.stack.lesson('l-text');
   const hostile = '<b>опечатка</b> <img src=x onerror=alert(1)>';

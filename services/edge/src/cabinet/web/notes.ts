@@ -43,7 +43,7 @@ export function NotesPage({ course }: { course: string }) {
       ([id, title, list]) => html`<section id=${`notes-${id}`}>
         <h2>${title} <span class="badge">${list.length}</span></h2>
         ${list.length === 0 && html`<p class="muted">Пусто.</p>`}
-        ${list.map((n) => html`<${NoteCard} note=${n} onChange=${reload} />`)}
+        ${list.map((n) => html`<${NoteCard} key=${n.note} note=${n} onChange=${reload} />`)}
       </section>`,
     )}`;
 }

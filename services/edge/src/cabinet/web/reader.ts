@@ -52,10 +52,10 @@ export function ReaderPage({ course }: { course: string }) {
     ${r.chapters.map(
       (ch) => html`<section class="chapter">
         <h2 class="place" data-place=${`chapter.${ch.key}`}>${ch.title} ${note(`chapter.${ch.key}`, ch.key)}</h2>
-        ${r.lessons.filter((l) => l.chapter === ch.title).map((l) => html`<${LessonBlock} course=${course} lesson=${l} />`)}
+        ${r.lessons.filter((l) => l.chapter === ch.title).map((l) => html`<${LessonBlock} key=${l.key} course=${course} lesson=${l} />`)}
       </section>`,
     )}
-    ${r.lessons.filter((l) => !r.chapters.some((c) => c.title === l.chapter)).map((l) => html`<${LessonBlock} course=${course} lesson=${l} />`)}
+    ${r.lessons.filter((l) => !r.chapters.some((c) => c.title === l.chapter)).map((l) => html`<${LessonBlock} key=${l.key} course=${course} lesson=${l} />`)}
     ${
       r.document &&
       html`<section class="document"><h2>Документ «${r.document.title}»</h2>

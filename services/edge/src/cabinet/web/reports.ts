@@ -55,7 +55,7 @@ export function ReportsPage({ course }: { course: string }) {
     ${!outcome && html`<${Loading} />`}
     ${outcome && !outcome.ok && html`<p class="error" role="alert">${words(outcome)}</p>`}
     ${outcome?.ok && outcome.data.reports.length === 0 && html`<p id="no-reports">Репортов нет.</p>`}
-    ${outcome?.ok && outcome.data.reports.map((r) => html`<${ReportCard} report=${r} onChange=${reload} />`)}`;
+    ${outcome?.ok && outcome.data.reports.map((r) => html`<${ReportCard} key=${r.id} report=${r} onChange=${reload} />`)}`;
 }
 
 function ReportCard({ report: r, onChange }: { report: Report; onChange: () => void }) {
