@@ -24,4 +24,8 @@ where n.scope is not null and length(l) between 3 and 40 and l !~ '[0-9_]';
 
 create index kb_vocabulary_trgm on kb_vocabulary using gist (scope, word gist_trgm_ops);
 
-drop table kb_words;
+-- kb_words stays for now, no longer read or written by this release: during a rolling update the
+-- previous release's replicas still add every note write's lexemes to it in the write's own
+-- transaction, and dropping it here would fail their writes until they are gone (and a rollback
+-- to that release would find it). A later release's migration drops it. Lexemes those replicas
+-- write meanwhile reach kb_vocabulary when their notes are next written or re-indexed.
