@@ -60,8 +60,14 @@ export async function corrections(
   );
   if (!unknown.length) return null;
   const nearest = await repo.nearestWords(unknown, scope);
+  // Only the neighbours a typo away are checked against the live notes (the vocabulary keeps
+  // lexemes of edited and deleted notes); the choice is then made among the live ones, as if the
+  // vocabulary held nothing else.
+  const typoAway = [...nearest].flatMap(([l, c]) => typoNeighbours(l, c, Number.POSITIVE_INFINITY).map((n) => n.word));
+  const live = await repo.liveLexemes([...new Set(typoAway)], scope);
+  const liveNear = (l: string) => (nearest.get(l) ?? []).filter((c) => live.has(c));
   const near = new Map(
-    kept.map((w) => [w.word, w.known ? [] : closest(w.alts.flatMap((l) => typoNeighbours(l, nearest.get(l) ?? [])))]),
+    kept.map((w) => [w.word, w.known ? [] : closest(w.alts.flatMap((l) => typoNeighbours(l, liveNear(l))))]),
   );
   // A neighbour is a lexeme of the corpus, often a whole word form (a typo inside a suffix keeps
   // the stemmer from reaching the stem): its own lexemes join it, so other forms match too.
