@@ -46,15 +46,19 @@ const LINE =
 /** The server log the statements go to, when this process can read it; null otherwise. */
 export async function serverLogFile(client: pg.Client): Promise<string | null> {
   if (process.env.BENCH_PG_LOG_FILE) return process.env.BENCH_PG_LOG_FILE;
-  const { rows } = await client.query<{ file: string | null; dir: string; major: string }>(
-    `select pg_current_logfile() as file, current_setting('data_directory') as dir,
-       split_part(current_setting('server_version'), '.', 1) as major`,
-  );
-  const row = rows[0];
+  // pg_current_logfile and data_directory are for superusers (and pg_monitor): without, no census.
+  const row = await client
+    .query<{ file: string | null; dir: string; major: string }>(
+      `select pg_current_logfile() as file, current_setting('data_directory') as dir,
+         split_part(current_setting('server_version'), '.', 1) as major`,
+    )
+    .then((r) => r.rows[0])
+    .catch(() => undefined);
+  if (!row) return null;
   const candidates = [
-    row?.file ? (row.file.startsWith('/') ? row.file : `${row.dir}/${row.file}`) : null,
+    row.file ? (row.file.startsWith('/') ? row.file : `${row.dir}/${row.file}`) : null,
     // Debian's clusters log to stderr, which pg_ctlcluster writes here.
-    `/var/log/postgresql/postgresql-${row?.major}-main.log`,
+    `/var/log/postgresql/postgresql-${row.major}-main.log`,
   ];
   return candidates.find((f): f is string => !!f && existsSync(f)) ?? null;
 }

@@ -4,8 +4,11 @@
 -- typo, took every one of the k places, and the caller's own word was never reached (a tenant
 -- could switch off another's typo tolerance). Now each lexeme belongs to the scope of the notes it
 -- comes from, and the nearest are looked for only in the caller's scopes:
---   'p:<project>' for shared notes (user-doc), 'o:<owner>' for agent memory.
+--   's:<space>' for shared notes (user-doc; a member of a space searches all of its projects, so
+--   a space is the unit, and a caller has a scope per space, not per project), 'o:<owner>' for
+--   agent memory.
 -- btree_gist lets one GiST index take the scope's equality and the trigram distance's ordering.
+-- Notes in the trash are included: a restored note's lexemes are back without a write.
 create extension if not exists btree_gist;
 
 create table kb_vocabulary (
@@ -17,8 +20,8 @@ create table kb_vocabulary (
 insert into kb_vocabulary (scope, word)
 select distinct n.scope, l
 from (
-  select case when class = 'user-doc' then 'p:' || project::text else 'o:' || owner end as scope, tsv
-  from notes where deleted_at is null) as n,
+  select case when n.class = 'user-doc' then 's:' || p.space else 'o:' || n.owner end as scope, n.tsv
+  from notes n left join projects p on p.id = n.project) as n,
   unnest(tsvector_to_array(n.tsv)) as l
 where n.scope is not null and length(l) between 3 and 40 and l !~ '[0-9_]';
 
@@ -27,5 +30,6 @@ create index kb_vocabulary_trgm on kb_vocabulary using gist (scope, word gist_tr
 -- kb_words stays for now, no longer read or written by this release: during a rolling update the
 -- previous release's replicas still add every note write's lexemes to it in the write's own
 -- transaction, and dropping it here would fail their writes until they are gone (and a rollback
--- to that release would find it). A later release's migration drops it. Lexemes those replicas
--- write meanwhile reach kb_vocabulary when their notes are next written or re-indexed.
+-- to that release would find it). The release that drops it fills kb_vocabulary again from all
+-- notes first (the fill above is idempotent): lexemes that the previous release's replicas write
+-- during the update reach kb_vocabulary then, or when their notes are next edited.

@@ -59,6 +59,11 @@ async function fullText(
   return list;
 }
 
+/** What a search of `owner` over these projects reads: the projects, their spaces, the owner's memory. */
+export function searchScope(projects: ProjectRow[], owner: string): Scope {
+  return { projects: projects.map((x) => x.id), spaces: [...new Set(projects.map((x) => x.space))], owner };
+}
+
 /**
  * Hybrid search: full text (every note indexed in Russian, English and Kazakh forms), trigram
  * similarity of titles and, with an embedding provider, vector similarity; fused by RRF. Notes
@@ -67,7 +72,7 @@ async function fullText(
  * pgvector, vectors are compared only while the scope holds at most `vectorScanLimit` of them.
  */
 export async function rank(kb: Kb, p: Principal, query: string, projects: ProjectRow[], limit: number) {
-  const scope = { projects: projects.map((x) => x.id), owner: p.user };
+  const scope = searchScope(projects, p.user);
   const repo = new SearchRepository(kb.db);
   const modes = ['fts', 'trigram'];
   const exact = new Set<string>();

@@ -21,7 +21,8 @@ import { estimateTokens } from '../src/domain/ranking.ts';
 import { parseQuery } from '../src/query-parser.ts';
 import { startReindex } from '../src/reindex.ts';
 import { INDEX_VERSION } from '../src/repositories/note.repository.ts';
-import { SearchRepository } from '../src/repositories/search.repository.ts';
+import { type Scope, SearchRepository } from '../src/repositories/search.repository.ts';
+import { searchScope } from '../src/search.ts';
 
 let env: TestEnv;
 let enrollment: Awaited<ReturnType<typeof startEnrollment>>;
@@ -91,7 +92,7 @@ async function note(body: string) {
 }
 
 /** The full-text list alone (every word, no typo correction), as search parses the query. */
-async function fullText(query: string, scope: { projects: string[]; owner: string }) {
+async function fullText(query: string, scope: Scope) {
   const repo = new SearchRepository(knowledge.db);
   const parsed = await parseQuery(repo, query, knowledge.app.kb.ts.hunspell, scope);
   return repo.fullText(tsQueryText(parsed.exact, 'all') as string, scope, 10);
@@ -117,10 +118,7 @@ describe('search', () => {
 
   it('finds a Russian note by other word forms (russian stemming)', async () => {
     expect(knowledge.app.kb.ts.kazakh).toBe(true);
-    const scope = {
-      projects: (await knowledge.app.kb.access.projects(asReceived(alice, whoami.subject))).map((p) => p.id),
-      owner: alice.user,
-    };
+    const scope = searchScope(await knowledge.app.kb.access.projects(asReceived(alice, whoami.subject)), alice.user);
     const fts = await fullText('сервером очередью', scope);
     expect(fts[0]).toBe(ru);
     const r = await find('сервером очередью');
@@ -135,10 +133,7 @@ describe('search', () => {
   });
 
   it('finds a Kazakh note by other word forms (hunspell-kk)', async () => {
-    const scope = {
-      projects: (await knowledge.app.kb.access.projects(asReceived(alice, whoami.subject))).map((p) => p.id),
-      owner: alice.user,
-    };
+    const scope = searchScope(await knowledge.app.kb.access.projects(asReceived(alice, whoami.subject)), alice.user);
     const fts = await fullText('мектепте оқушылар мұғалімдер', scope);
     expect(fts).toEqual([kk]);
     expect((await find('мектепте оқушылар')).results[0].id).toBe(kk);
@@ -190,10 +185,7 @@ describe('search', () => {
       .set({ embedding: [1, 0] })
       .where('id', '=', leave)
       .execute();
-    const scope = {
-      projects: (await knowledge.app.kb.access.projects(asReceived(alice, whoami.subject))).map((p) => p.id),
-      owner: alice.user,
-    };
+    const scope = searchScope(await knowledge.app.kb.access.projects(asReceived(alice, whoami.subject)), alice.user);
     const repo = new SearchRepository(knowledge.db);
     expect(await repo.vector([1, 0, 0], scope, 10)).toEqual([car]);
     expect(await repo.vector([1, 0], scope, 10)).toEqual([leave]);

@@ -51,8 +51,8 @@ export function tsvOf(hunspell: string | null, title: string, body: string) {
 
 /**
  * Adds the lexemes of notes' vectors to the vocabulary typo tolerance looks in, each under the
- * scope of its note ('p:<project>' for a project's shared notes, 'o:<owner>' for one owner's
- * agent memory), so that another tenant's lexemes never take the places a correction is looked
+ * scope of its note ('s:<space>' for the shared notes of a space's projects, 'o:<owner>' for one
+ * owner's agent memory), so that another tenant's lexemes never take the places a correction is looked
  * for in. Call it once per transaction, for all its notes: one statement inserting in sorted order waits
  * at most for other transactions' uncommitted lexemes and can never close a cycle of waits with
  * another such one.
@@ -61,8 +61,8 @@ export async function addWords(db: Kysely<KnowledgeDb>, ids: string[]): Promise<
   await sql`insert into kb_vocabulary (scope, word)
     select distinct n.scope, l
     from (
-      select case when class = 'user-doc' then 'p:' || project::text else 'o:' || owner end as scope, tsv
-      from notes where id = any(${ids}::uuid[])) as n,
+      select case when n.class = 'user-doc' then 's:' || p.space else 'o:' || n.owner end as scope, n.tsv
+      from notes n left join projects p on p.id = n.project where n.id = any(${ids}::uuid[])) as n,
       unnest(tsvector_to_array(n.tsv)) as l
     where n.scope is not null and length(l) between 3 and 40 and l !~ '[0-9_]'
     order by n.scope, l

@@ -5,6 +5,8 @@ import { vectorLiteral } from '../vector-store.ts';
 /** Which notes a search may return: shared notes of the projects, and the owner's memory. */
 export interface Scope {
   projects: string[];
+  /** The spaces of those projects: the typo vocabularies a search reads (see vocabularyScopes). */
+  spaces: string[];
   owner: string;
 }
 
@@ -17,20 +19,22 @@ function scopeSql(s: Scope): RawBuilder<boolean> {
 }
 
 /**
- * Whether a live note of the scope holds `lexeme` (migration 0006's kb_scope_has: the scope of
- * {@link scopeSql}, checked through the GIN index; inline, PostgreSQL scanned every note for a
- * lexeme none has).
+ * Whether a live note of the scope holds `lexeme` (kb_scope_has, knowledge migration 0006: the
+ * scope of {@link scopeSql}, checked through the GIN index; inline, PostgreSQL scanned every note
+ * for a lexeme none has).
  */
 function hasLexeme(lexeme: RawBuilder<unknown>, s: Scope): RawBuilder<boolean> {
   return sql<boolean>`kb_scope_has(${lexeme}, ${s.projects}::uuid[], ${s.owner})`;
 }
 
 /**
- * The vocabulary's scopes a search scope reads (as addWords files lexemes): its projects' shared
- * notes, 'p:<project>', and the owner's agent memory, 'o:<owner>'.
+ * The vocabulary's scopes a search scope reads (as addWords files lexemes): the shared notes of
+ * its spaces, 's:<space>', and the owner's agent memory, 'o:<owner>'. Per space, not per project:
+ * a member searches every project of a space, and one k-NN per project would cost a misspelt
+ * search as much more as a space has projects.
  */
 function vocabularyScopes(s: Scope): string[] {
-  return [...s.projects.map((p) => `p:${p}`), `o:${s.owner}`];
+  return [...s.spaces.map((space) => `s:${space}`), `o:${s.owner}`];
 }
 
 /** At most this many full-text matches are ranked (a word in half the notes must not rank them all). */
@@ -78,8 +82,9 @@ export class SearchRepository {
 
   /**
    * For each lexeme, the nearest lexemes by trigram distance (nearest first) of the vocabulary of
-   * the caller's own scopes (one GiST k-NN per scope, merged). Another tenant's lexemes are not in
-   * those scopes, so they can neither take the nearest places nor show that they exist. The
+   * the caller's own scopes (kb_nearest, migration 0006: one GiST k-NN per scope, merged). Another
+   * tenant's lexemes are not in those scopes, so they can neither take the nearest places nor show
+   * that they exist. The
    * vocabulary keeps lexemes of edited and deleted notes: {@link liveLexemes} says which of the
    * candidates a live note still has, checked only for those a typo away (a check is a GIN lookup,
    * 0.2–1 ms; all 30 neighbours of every word cost a misspelt query tens of milliseconds).
@@ -94,9 +99,7 @@ export class SearchRepository {
       cross join lateral (
         select v.word, v.distance
         from unnest(${scopes}::text[]) as s(scope)
-        cross join lateral (
-          select v.word, v.word <-> w.word as distance from kb_vocabulary v
-          where v.scope = s.scope order by v.word <-> w.word limit ${NEAREST}) v
+        cross join lateral kb_nearest(w.word, s.scope, ${NEAREST}) as v
         order by v.distance limit ${NEAREST}) n
       order by w.word, n.distance, n.word`.execute(this.db);
     for (const r of rows) out.get(r.word)?.push(r.near);
