@@ -141,8 +141,10 @@ const PREPARE_AFTER = 3;
 const SEEN_MAX = 5000;
 const preparedNames = new Map<string, string>();
 const seenTexts = new Map<string, number>();
-/** Texts whose prepared plan PostgreSQL refused after a table changed under it: never named again here. */
+/** Texts whose prepared plan PostgreSQL refused after a table changed under it: not named again here (unless runNamed's restore shows the error was the statement's own). */
 const unpreparable = new Set<string>();
+/** Per text, how many times it lost its name (only named texts: bounded like them); see runNamed's restore. */
+const forgets = new Map<string, number>();
 let namesGiven = 0;
 
 /**
@@ -218,6 +220,7 @@ function prepareRepeated(client: pg.PoolClient): void {
       if (unpreparable.has(first.text)) return original.apply(this, unnamed);
       return runNamed(
         this,
+        first.text,
         args,
         unnamed,
         () => unpreparable.add(first.text),
@@ -231,6 +234,7 @@ function prepareRepeated(client: pg.PoolClient): void {
     const rest = args.slice(2);
     return runNamed(
       this,
+      text,
       [{ name, text, values }, ...rest],
       args,
       () => {
@@ -250,10 +254,13 @@ function prepareRepeated(client: pg.PoolClient): void {
    * same statement runs at once unnamed (`unnamedArgs`, pg's arguments with the same callback).
    * When that unnamed run fails with the same code, the error was the statement's own (a division
    * by zero, a value out of range for the column itself), not the plan's: `restore` gives the name
-   * back, so bad input cannot strip a hot statement of its prepared plan.
+   * back, so bad input cannot strip a hot statement of its prepared plan. Only when this call's
+   * forget was the text's only one since it was sent, and none came after: another connection's
+   * forget meanwhile may have been a real outdated plan, which a restore would bring back.
    */
   function runNamed(
     self: unknown,
+    text: string,
     namedArgs: unknown[],
     unnamedArgs: unknown[],
     forget: () => void,
@@ -263,10 +270,17 @@ function prepareRepeated(client: pg.PoolClient): void {
     // wrapper, has seen it): by the time its error comes back, a pipelined COMMIT may already have
     // been sent, and a retry would then run the statement on its own after its transaction.
     const alone = !inTransaction.get(client)?.open;
+    const sentAt = forgets.get(text) ?? 0;
+    let mine = -1;
     const outdated = (err: unknown) => {
       if (!planOutdated(err)) return false;
       forget();
+      mine = (forgets.get(text) ?? 0) + 1;
+      forgets.set(text, mine);
       return alone;
+    };
+    const restoreIfOnlyMine = () => {
+      if (mine === sentAt + 1 && forgets.get(text) === mine) restore();
     };
     const sameCode = (first: unknown, again: unknown) =>
       (again as { code?: unknown } | null)?.code === (first as { code?: unknown }).code;
@@ -280,7 +294,7 @@ function prepareRepeated(client: pg.PoolClient): void {
           original.apply(self, [
             ...unnamedArgs.slice(0, -1),
             (again: unknown, res2: unknown) => {
-              if (again && sameCode(err, again)) restore();
+              if (again && sameCode(err, again)) restoreIfOnlyMine();
               done(again, res2);
             },
           ]);
@@ -293,7 +307,7 @@ function prepareRepeated(client: pg.PoolClient): void {
     return result.catch((err) => {
       if (!outdated(err)) throw err;
       return (original.apply(self, unnamedArgs) as Promise<unknown>).catch((again: unknown) => {
-        if (sameCode(err, again)) restore();
+        if (sameCode(err, again)) restoreIfOnlyMine();
         throw again;
       });
     });

@@ -282,6 +282,33 @@ describe('prepared statements', () => {
     }
   });
 
+  it('gives no name back when another connection took it away meanwhile (that one may have been a real outdated plan)', async () => {
+    const database = openDatabase<Db>(env.databaseUrl, 'prepared_race_test', { max: 2 });
+    opened.push(database as Database<unknown>);
+    const [a, b] = [await database.pool.connect(), await database.pool.connect()];
+    const text = 'select $1::int / $2::int as q, 1 as race';
+    const runs = async () =>
+      (
+        await a.query<{ n: number }>(
+          'select (generic_plans + custom_plans)::int as n from pg_prepared_statements where statement = $1',
+          [text],
+        )
+      ).rows[0]?.n ?? 0;
+    try {
+      for (let i = 0; i < 3; i++) await a.query(text, [4, 2]);
+      await b.query(text, [4, 2]);
+      const before = await runs();
+      // Both are sent named before either error is back: each forget finds the other's.
+      const both = await Promise.allSettled([a.query(text, [1, 0]), b.query(text, [1, 0])]);
+      expect(both.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+      await a.query(text, [9, 3]);
+      expect(await runs()).toBe(before);
+    } finally {
+      a.release();
+      b.release();
+    }
+  });
+
   it('names at most 500 texts in all, also when named texts fail and lose their names', async () => {
     const database = await items('prepared_bound_test');
     // One connection all along (pool.query would drop it after each error, and its statements with it).
