@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { classifyPgError, type Database, ensureDatabase, migrate, openDatabase, StartupError } from '@studium/platform';
 import { createTestEnv, type TestEnv } from '@studium/testing';
 import { sql } from 'kysely';
+import type { PoolClient } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 let env: TestEnv;
@@ -255,17 +256,20 @@ describe('prepared statements', () => {
     expect(rows).toEqual([]);
   });
 
+  /** How often the connection planned `text` as a prepared statement (an unnamed run counts nothing). */
+  const plannedRuns = async (client: PoolClient, text: string) =>
+    (
+      await client.query<{ n: number }>(
+        'select (generic_plans + custom_plans)::int as n from pg_prepared_statements where statement = $1',
+        [text],
+      )
+    ).rows[0]?.n ?? 0;
+
   it('a statement that fails alone with a data error of its own keeps its name', async () => {
     const database = await items('prepared_own_error_test');
     const client = await database.pool.connect();
     const text = 'select $1::int / $2::int as q';
-    const runs = async () =>
-      (
-        await client.query<{ n: number }>(
-          'select (generic_plans + custom_plans)::int as n from pg_prepared_statements where statement = $1',
-          [text],
-        )
-      ).rows[0]?.n ?? 0;
+    const runs = () => plannedRuns(client, text);
     try {
       for (let i = 0; i < 3; i++) await client.query(text, [4, 2]);
       const before = await runs();
@@ -287,13 +291,7 @@ describe('prepared statements', () => {
     opened.push(database as Database<unknown>);
     const [a, b] = [await database.pool.connect(), await database.pool.connect()];
     const text = 'select $1::int / $2::int as q, 1 as race';
-    const runs = async () =>
-      (
-        await a.query<{ n: number }>(
-          'select (generic_plans + custom_plans)::int as n from pg_prepared_statements where statement = $1',
-          [text],
-        )
-      ).rows[0]?.n ?? 0;
+    const runs = () => plannedRuns(a, text);
     try {
       for (let i = 0; i < 3; i++) await a.query(text, [4, 2]);
       await b.query(text, [4, 2]);
