@@ -1,6 +1,6 @@
 import { queryWords } from './domain/index-text.ts';
 import { kazakhStems } from './domain/kazakh-stemmer.ts';
-import { closest, type ParsedQuery, typoNeighbours } from './domain/query.ts';
+import { closest, type ParsedQuery, TYPO_NEIGHBOURS, typoNeighbours } from './domain/query.ts';
 import type { Scope, SearchRepository } from './repositories/search.repository.ts';
 
 /** Lexemes shorter than this are not corrected (too many lie a typo away). */
@@ -63,12 +63,10 @@ export async function corrections(
   // Only the neighbours a typo away are checked against the live notes (the vocabulary keeps
   // lexemes of edited and deleted notes); the choice is then made among the live ones, as if the
   // vocabulary held nothing else.
-  const typoAway = [...nearest].flatMap(([l, c]) => typoNeighbours(l, c, Number.POSITIVE_INFINITY).map((n) => n.word));
-  const live = await repo.liveLexemes([...new Set(typoAway)], scope);
-  const liveNear = (l: string) => (nearest.get(l) ?? []).filter((c) => live.has(c));
-  const near = new Map(
-    kept.map((w) => [w.word, w.known ? [] : closest(w.alts.flatMap((l) => typoNeighbours(l, liveNear(l))))]),
-  );
+  const typoAway = new Map([...nearest].map(([l, c]) => [l, typoNeighbours(l, c, Number.POSITIVE_INFINITY)]));
+  const live = await repo.liveLexemes([...new Set([...typoAway.values()].flat().map((n) => n.word))], scope);
+  const liveNear = (l: string) => (typoAway.get(l) ?? []).filter((n) => live.has(n.word)).slice(0, TYPO_NEIGHBOURS);
+  const near = new Map(kept.map((w) => [w.word, w.known ? [] : closest(w.alts.flatMap(liveNear))]));
   // A neighbour is a lexeme of the corpus, often a whole word form (a typo inside a suffix keeps
   // the stemmer from reaching the stem): its own lexemes join it, so other forms match too.
   const found = [...new Set([...near.values()].flat())];

@@ -49,11 +49,18 @@ export function maxTypos(length: number): number {
   return length <= 5 ? 1 : length <= 9 ? 2 : 3;
 }
 
+/** How many of a word's typo neighbours a correction considers, closest first. */
+export const TYPO_NEIGHBOURS = 3;
+
 /**
  * Of the candidates (nearest first), those a typo away from `word`, with their distance: at most
  * `max`, closest first.
  */
-export function typoNeighbours(word: string, candidates: string[], max = 3): Array<{ word: string; distance: number }> {
+export function typoNeighbours(
+  word: string,
+  candidates: string[],
+  max = TYPO_NEIGHBOURS,
+): Array<{ word: string; distance: number }> {
   const limit = maxTypos([...word].length);
   return candidates
     .filter((c) => c !== word)

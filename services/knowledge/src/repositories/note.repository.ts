@@ -52,10 +52,10 @@ export function tsvOf(hunspell: string | null, title: string, body: string) {
 /**
  * Adds the lexemes of notes' vectors to the vocabulary typo tolerance looks in, each under the
  * scope of its note ('s:<space>' for the shared notes of a space's projects, 'o:<owner>' for one
- * owner's agent memory), so that another tenant's lexemes never take the places a correction is looked
- * for in. Call it once per transaction, for all its notes: one statement inserting in sorted order waits
- * at most for other transactions' uncommitted lexemes and can never close a cycle of waits with
- * another such one.
+ * owner's agent memory), so that another tenant's lexemes never take the places a correction is
+ * looked for in. Call it once per transaction, for all its notes: one statement inserting in
+ * sorted order waits at most for other transactions' uncommitted lexemes and can never close a
+ * cycle of waits with another such one.
  */
 export async function addWords(db: Kysely<KnowledgeDb>, ids: string[]): Promise<void> {
   await sql`insert into kb_vocabulary (scope, word)

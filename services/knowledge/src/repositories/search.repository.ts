@@ -10,7 +10,7 @@ export interface Scope {
   owner: string;
 }
 
-/** The notes of a scope. kb_scope_has (knowledge migration 0006) applies the same rule: change both together. */
+/** The notes of a scope. kb_scope_has (knowledge migration 0006) applies the same rule: change both. */
 function scopeSql(s: Scope): RawBuilder<boolean> {
   const projects = s.projects.length ? s.projects : ['00000000-0000-0000-0000-000000000000'];
   return sql<boolean>`deleted_at is null and (
@@ -84,10 +84,9 @@ export class SearchRepository {
    * For each lexeme, the nearest lexemes by trigram distance (nearest first) of the vocabulary of
    * the caller's own scopes (kb_nearest, migration 0006: one GiST k-NN per scope, merged). Another
    * tenant's lexemes are not in those scopes, so they can neither take the nearest places nor show
-   * that they exist. The
-   * vocabulary keeps lexemes of edited and deleted notes: {@link liveLexemes} says which of the
-   * candidates a live note still has, checked only for those a typo away (a check is a GIN lookup,
-   * 0.2–1 ms; all 30 neighbours of every word cost a misspelt query tens of milliseconds).
+   * that they exist. The vocabulary keeps lexemes of edited and deleted notes: {@link liveLexemes}
+   * says which of the candidates a live note still has, asked only for those a typo away (a check
+   * is a GIN lookup, 0.2–1 ms; all 30 neighbours of every word cost a misspelt query tens of ms).
    */
   async nearestWords(words: string[], scope: Scope): Promise<Map<string, string[]>> {
     const out = new Map<string, string[]>(words.map((w) => [w, []]));
