@@ -9,16 +9,16 @@ import type pg from 'pg';
 // statement that opened it, per backend. The roles are told by the statements' texts (see
 // `roleOf`): a heuristic for a bench, kept beside the texts it names.
 
-export type Role = 'tools' | 'access check' | 'consumer marks' | 'consumer projections' | 'reporting' | 'relay passes';
-
-export const ROLES: readonly Role[] = [
+export const ROLES = [
   'tools',
   'access check',
   'consumer marks',
   'consumer projections',
   'reporting',
   'relay passes',
-];
+] as const;
+
+export type Role = (typeof ROLES)[number];
 
 export interface Census {
   /** Round trips by role, the statements themselves. */

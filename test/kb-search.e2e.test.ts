@@ -149,11 +149,16 @@ describe('typos in titles and bodies', () => {
 });
 
 describe("typo corrections never depend on other people's notes", () => {
+  /** The /kb agent of `user`, the one member of an organization of its own. */
+  async function memberElsewhere(user: string, name: string, org: string, title: string) {
+    await enrollment.admin.upsertUser(user, name, ['Student']);
+    await enrollment.admin.upsertOrganization(org, title);
+    await enrollment.admin.addMember(org, user, 'member');
+    return connectAgent('v2', `${edge.url}/kb`, (await enrollment.admin.issueToken(user)).token);
+  }
+
   it("corrects a word that only another organization's note has, and finds the caller's own near form", async () => {
-    await enrollment.admin.upsertUser('bek@test', 'Бек', ['Student']);
-    await enrollment.admin.upsertOrganization('other', 'Другая школа');
-    await enrollment.admin.addMember('other', 'bek@test', 'member');
-    const bek = await connectAgent('v2', `${edge.url}/kb`, (await enrollment.admin.issueToken('bek@test')).token);
+    const bek = await memberElsewhere('bek@test', 'Бек', 'other', 'Другая школа');
     try {
       // «хлорофилл» as written is only in the other school's note; aliya wrote «хлорофил».
       data(await bek.callTool('create_note', { project: 'other', body: '# Пигменты\n\nВ листьях есть хлорофилл.' }));
@@ -167,10 +172,7 @@ describe("typo corrections never depend on other people's notes", () => {
   });
 
   it("is not crowded out by another organization's words nearer the typo than the caller's own", async () => {
-    await enrollment.admin.upsertUser('dana@test', 'Дана', ['Student']);
-    await enrollment.admin.upsertOrganization('third', 'Третья школа');
-    await enrollment.admin.addMember('third', 'dana@test', 'member');
-    const dana = await connectAgent('v2', `${edge.url}/kb`, (await enrollment.admin.issueToken('dana@test')).token);
+    const dana = await memberElsewhere('dana@test', 'Дана', 'third', 'Третья школа');
     try {
       // «фотосинтезс» is a typo of aliya's «фотосинтез». The other school's note holds it with one
       // letter more, in 42 ways: each is nearer to the typo by trigrams than «фотосинтез» is. A
