@@ -10,6 +10,8 @@ export default defineConfig({
       'services/edge/src/*/test/**/*.test.ts',
       'test/**/*.test.ts',
     ],
+    // The edge serves built web assets only: they are built once per run, before any test file.
+    globalSetup: ['test/support/web-assets.setup.ts'],
     // Each file isolates itself (own database and subject prefix), so files run in parallel.
     pool: 'forks',
     maxWorkers: 2,

@@ -11,11 +11,13 @@ import {
   generateEdgeKeys,
   principalSigner,
   principalVerifier,
+  replyVerifier,
   streamNames,
 } from '@studium/platform';
 import { buildFromDir, publishBuilt } from '@studium/release';
 import type { NatsConnection } from 'nats';
 import pg from 'pg';
+import { buildWeb } from '../scripts/build-web.ts';
 import { natsPid } from './cpu.ts';
 
 const root = resolve(import.meta.dirname, '..');
@@ -39,10 +41,17 @@ export async function benchPlace(tag: string) {
     await databaseSetting(databaseUrl, name, value);
   }
   const keys = generateEdgeKeys();
-  const trust: BusTrust = { signer: principalSigner(keys.privateKey), verifier: principalVerifier(keys.publicKey) };
+  const replyKeys = generateEdgeKeys();
+  const trust: BusTrust = {
+    signer: principalSigner(keys.privateKey),
+    verifier: principalVerifier(keys.publicKey),
+    replyVerifier: replyVerifier(replyKeys.publicKey),
+  };
   const env: Record<string, string> = {
     EDGE_SIGNING_KEY: keys.privateKey,
     EDGE_PUBLIC_KEY: keys.publicKey,
+    ENROLLMENT_SIGNING_KEY: replyKeys.privateKey,
+    ENROLLMENT_PUBLIC_KEY: replyKeys.publicKey,
     DATABASE_URL: databaseUrl,
     SUBJECT_PREFIX: prefix,
     LOG_LEVEL: 'info',
@@ -73,10 +82,27 @@ export function profileArgs(name: string): string[] {
     : [];
 }
 
+/** A started service's health server, which serves its /metrics; `process` names the process it runs in. */
+export interface ServiceHealth {
+  service: string;
+  process: string;
+  url: string;
+}
+
+/** The health servers the `service started` lines in `output` name (HEALTH_PORT=0: a free port each). */
+function healthOf(output: string, processName: string): ServiceHealth[] {
+  const out: ServiceHealth[] = [];
+  for (const m of output.matchAll(/"service":"([a-z-]+)"[^\n]*"health":(\d+)[^\n]*"msg":"service started"/g)) {
+    out.push({ service: m[1] as string, process: processName, url: `http://127.0.0.1:${m[2]}/metrics` });
+  }
+  return out;
+}
+
 /**
  * Starts the named services and then the edge, each as its own process with `env` (profiled as
- * BENCH_PROFILE says), adding them to `children`; returns the edges' base URLs (one here) and every
- * process's pid by name (with the machine's nats-server when one runs), for the CPU meters. With
+ * BENCH_PROFILE says), adding them to `children`; returns the edges' base URLs (one here), every
+ * process's pid by name (with the machine's nats-server when one runs), for the CPU meters, and
+ * every service's health server (each started with HEALTH_PORT=0), for their /metrics. With
  * `together` > 0 (BENCH_TOGETHER=n) they all run in each of that many processes, named `together`
  * (profiled as `together`), `together2`, …, whose services call each other in-process
  * (bench/together.ts); the processes share the work as replicas do (queue groups, durables, SKIP
@@ -88,28 +114,40 @@ export async function startServices(
   children: ChildProcess[],
   together = 0,
 ) {
+  // The edge serves the built web assets only (scripts/build-web.ts).
+  await buildWeb();
   const pids: Record<string, number> = {};
+  const health: ServiceHealth[] = [];
   const nats = natsPid();
+  const served = { ...env, HEALTH_PORT: '0' };
   if (together > 0) {
     const bases: string[] = [];
     for (let i = 1; i <= together; i++) {
+      const name = i === 1 ? 'together' : `together${i}`;
       const one = await spawnTs(
         'bench/together.ts',
-        { ...env, BENCH_SERVICES: services.join(',') },
+        { ...served, BENCH_SERVICES: services.join(',') },
         /Server listening at http:\/\/127\.0\.0\.1:(\d+)/,
         i === 1 ? profileArgs('together') : [],
       );
       children.push(one.child);
-      pids[i === 1 ? 'together' : `together${i}`] = one.child.pid ?? 0;
+      pids[name] = one.child.pid ?? 0;
       bases.push(`http://127.0.0.1:${one.match[1]}`);
+      health.push(...healthOf(one.output, name));
     }
     if (nats) pids.nats = nats;
-    return { bases, pids };
+    return { bases, pids, health };
   }
   for (const name of services) {
-    const { child } = await spawnTs(`services/${name}/src/main.ts`, env, /service started/, profileArgs(name));
+    const { child, output } = await spawnTs(
+      `services/${name}/src/main.ts`,
+      served,
+      /service started/,
+      profileArgs(name),
+    );
     children.push(child);
     pids[name] = child.pid ?? 0;
+    health.push(...healthOf(output, name));
   }
   const edge = await spawnTs(
     'services/edge/src/main.ts',
@@ -120,16 +158,19 @@ export async function startServices(
   children.push(edge.child);
   pids.edge = edge.child.pid ?? 0;
   if (nats) pids.nats = nats;
-  return { bases: [`http://127.0.0.1:${edge.match[1]}`], pids };
+  return { bases: [`http://127.0.0.1:${edge.match[1]}`], pids, health };
 }
 
-/** Starts a TypeScript entry point as a child process and waits for a line matching `ready`. */
+/**
+ * Starts a TypeScript entry point as a child process and waits for a line matching `ready`;
+ * `output` is what it wrote until then (stdout and stderr).
+ */
 export function spawnTs(
   entry: string,
   env: Record<string, string>,
   ready: RegExp,
   nodeArgs: string[] = [],
-): Promise<{ child: ChildProcess; match: RegExpMatchArray }> {
+): Promise<{ child: ChildProcess; match: RegExpMatchArray; output: string }> {
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', resolve(root, entry)], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -144,8 +185,9 @@ export function spawnTs(
       const match = out.match(ready);
       if (match) {
         started = true;
+        const output = out;
         out = '';
-        resolvePromise({ child, match });
+        resolvePromise({ child, match, output });
       }
     };
     child.stdout?.on('data', onData);

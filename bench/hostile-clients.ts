@@ -1,6 +1,7 @@
 // Hostile clients of `npm run bench:hostile`, in their own process (so that making their traffic
 // does not slow the measuring process): oversized chunked bodies, JSON nested 5,000 deep, slow
-// trickles, batches of tools/list and unauthenticated 50 MB bodies, each in a loop against the edge
+// trickles, batches of tools/list, unauthenticated 50 MB bodies and 488 KB invalid create_notes
+// calls (244,000 numbers where notes belong), each in a loop against the edge
 // at EDGE_URL with the attacker's TOKEN, until killed. Prints a count of answers per kind on SIGTERM.
 import { connect } from 'node:net';
 
@@ -64,6 +65,13 @@ async function* slow(bytes: number) {
   }
 }
 
+const invalidNotes = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: { name: 'create_notes', arguments: { project: 'p', notes: Array.from({ length: 244_000 }, () => 1) } },
+});
+
 const kinds: Record<string, () => Promise<string>> = {
   // A 60 MB choose call without Content-Length.
   oversized: () =>
@@ -92,12 +100,26 @@ const kinds: Record<string, () => Promise<string>> = {
     await res.arrayBuffer();
     return String(res.status);
   },
+  // The review's call (issue 30): within the body limit, every value wrong; zod alone grew the edge by
+  // ~200 MB per call before the edge checked large calls to their first problems only.
+  invalid: async () => {
+    const res = await fetch(new URL('/kb', base), { method: 'POST', headers: auth, body: invalidNotes });
+    await res.arrayBuffer();
+    return String(res.status);
+  },
   unauthenticated: () =>
     raw({ ...json, 'content-length': String(50 * 1024 * 1024) }, () => big('', 50 * 1024 * 1024, ''), false),
 };
 
 /** Clients of each kind running at once. */
-const parallel: Record<string, number> = { oversized: 2, deep: 2, trickle: 40, batch: 6, unauthenticated: 2 };
+const parallel: Record<string, number> = {
+  oversized: 2,
+  deep: 2,
+  trickle: 40,
+  batch: 6,
+  unauthenticated: 2,
+  invalid: 3,
+};
 
 /** HOSTILE_KINDS=deep,batch runs only those (to see what each costs). */
 const only = process.env.HOSTILE_KINDS ? process.env.HOSTILE_KINDS.split(',') : undefined;

@@ -1,7 +1,8 @@
 // `npm run bench:hostile`: normal whoami traffic through the edge with and without hostile clients
 // beside it (bench/hostile-clients.ts: oversized chunked bodies, JSON nested 5,000 deep, slow
-// trickles, batches of tools/list, unauthenticated 50 MB bodies), in alternating rounds; the
-// edge runs with its default rate limit, and normal traffic is many students (each well under it).
+// trickles, batches of tools/list, unauthenticated 50 MB bodies, 488 KB invalid create_notes
+// calls), in alternating rounds; the edge runs with its default rate limit, and normal traffic is
+// many students (each well under it).
 // Prints whoami p50/p99 in both cases (target: p50 with them ≤ 1.5× without) and the edge's RSS.
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -25,6 +26,7 @@ const { prefix, databaseUrl, env } = await benchPlace('hostile');
 const nc = await natsConnect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
 const children: ChildProcess[] = [];
 const log = createLogger('bench', 'info');
+let stopping = false;
 try {
   const database = openDatabase<EnrollmentDb>(databaseUrl, 'enrollment', 2);
   await migrate(database.pool, 'enrollment', [PLATFORM_MIGRATIONS, MIGRATIONS]);
@@ -42,6 +44,16 @@ try {
   const { RATE_LIMIT_PER_MINUTE: _, ...edgeEnv } = env;
   const edge = await spawnTs('services/edge/src/main.ts', edgeEnv, /Server listening at http:\/\/127\.0\.0\.1:(\d+)/);
   children.push(edge.child);
+  // If the edge dies under the attack, that is the result: say so with its last words.
+  let lastWords = '';
+  edge.child.stderr?.on('data', (d) => {
+    lastWords = (lastWords + String(d)).slice(-2000);
+  });
+  edge.child.once('exit', (code, signal) => {
+    if (stopping) return;
+    console.error(`\nTHE EDGE DIED under the hostile clients (exit ${code}, ${signal ?? 'no signal'}):\n${lastWords}`);
+    process.exit(1);
+  });
   const url = `http://127.0.0.1:${edge.match[1]}`;
   const clients = await Promise.all(tokens.map((t) => connect(`${url}/mcp`, t)));
   let next = 0;
@@ -125,5 +137,6 @@ try {
   console.log(`hostile requests answered, by kind and status: ${JSON.stringify(total)}`);
   await Promise.all(clients.map((c) => c.close()));
 } finally {
+  stopping = true;
   await teardownBench({ children, nc, prefix, databaseUrl });
 }

@@ -29,8 +29,9 @@ export interface Census {
 
 /** Whom a statement serves, by its text (lower case, whitespace folded). */
 function roleOf(text: string): Role {
-  // libs/platform outbox.ts: a relay pass opens its transaction in the same simple query.
-  if (text.startsWith('begin; set local synchronous_commit')) return 'relay passes';
+  // libs/platform outbox.ts: a relay's claim and its settle, each one simple query of several
+  // statements that runs as its own implicit transaction (no BEGIN or COMMIT of its own).
+  if (text.startsWith('set local synchronous_commit')) return 'relay passes';
   // libs/platform consumer.ts: the consumer's exactly-once mark, first in its transaction.
   if (text.includes('processed_events')) return 'consumer marks';
   // reporting: its generation row and the generation's own schema (reporting_g<n>).
@@ -97,15 +98,13 @@ export function censusBetween(file: string, db: string, from: number, to: number
     }
     if (text === 'commit' || text === 'rollback') {
       const role = open.get(pid);
-      // A relay pass's BEGIN came with its first statement: its COMMIT alone is control.
-      add(census.control, role ?? 'tools', role === 'relay passes' || !open.has(pid) ? 1 : 2);
+      add(census.control, role ?? 'tools', open.has(pid) ? 2 : 1);
       open.delete(pid);
       continue;
     }
     let role = roleOf(text);
     const current = open.get(pid);
     if (open.has(pid) && current === null) open.set(pid, role);
-    else if (role === 'relay passes') open.set(pid, role);
     // The statements a consumer runs after its mark are its projection.
     else if (current === 'consumer marks' && role === 'tools') role = 'consumer projections';
     add(census.statements, role);

@@ -13,6 +13,7 @@ import type { EnrollmentDb } from '../services/enrollment/src/db.ts';
 import type { ReportingDb } from '../services/reporting/src/db.ts';
 import { LARGE, seedLargeOrganization } from '../services/reporting/test/support/large-org.ts';
 import { benchPlace, connect, measure, measureInterleaved, type Stats, spawnTs, teardownBench } from './harness.ts';
+import { histogramOf, quantile, scrape } from './prom.ts';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 200);
 const RATE = Number(process.env.BENCH_EVENT_RATE ?? 200);
@@ -190,14 +191,7 @@ function ms(seconds: number): string {
 
 /** The lag histogram as the service exposes it: cumulative buckets, count and sum. */
 async function lagHistogram() {
-  const text = await (await fetch(`http://127.0.0.1:${METRICS_PORT}/metrics`)).text();
-  const buckets: Array<[number, number]> = [];
-  for (const m of text.matchAll(/^reporting_event_lag_seconds_bucket\{le="([^"]+)"[^}]*\} (\d+)/gm)) {
-    buckets.push([m[1] === '+Inf' ? Number.POSITIVE_INFINITY : Number(m[1]), Number(m[2])]);
-  }
-  const count = Number(/^reporting_event_lag_seconds_count(?:\{[^}]*\})? (\d+)/m.exec(text)?.[1] ?? 0);
-  const sum = Number(/^reporting_event_lag_seconds_sum(?:\{[^}]*\})? ([\d.e+-]+)/m.exec(text)?.[1] ?? 0);
-  return { buckets, count, sum };
+  return histogramOf(await scrape(`http://127.0.0.1:${METRICS_PORT}/metrics`), 'reporting_event_lag_seconds');
 }
 
 /** Batches of the read-model consumer so far: how many, their messages and their transaction time. */
@@ -209,21 +203,4 @@ async function batchStats() {
     events: num(/^reporting_batch_events_sum(?:\{[^}]*\})? ([\d.e+-]+)/m),
     seconds: num(/^reporting_batch_seconds_sum(?:\{[^}]*\})? ([\d.e+-]+)/m),
   };
-}
-
-/** Prometheus's histogram_quantile: linear interpolation inside the bucket holding the rank. */
-function quantile(buckets: Array<[number, number]>, q: number): number {
-  const total = buckets[buckets.length - 1]?.[1] ?? 0;
-  const rank = q * total;
-  let prevLe = 0;
-  let prevCount = 0;
-  for (const [le, count] of buckets) {
-    if (count >= rank) {
-      if (!Number.isFinite(le)) return prevLe;
-      return prevLe + ((le - prevLe) * (rank - prevCount)) / Math.max(1, count - prevCount);
-    }
-    prevLe = le;
-    prevCount = count;
-  }
-  return prevLe;
 }

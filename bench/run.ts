@@ -1,6 +1,6 @@
-// `npm run bench`: the edge's whoami against a bare SDK server's no-op tool (1 and 64 calls in
-// flight), and list_catalog / list_my_courses through the edge for a student with 200 courses in
-// the catalog, against whoami. The bare server also returns the list_catalog result as a
+// `npm run bench`: the size of tools/list on each endpoint (issue 31's budgets); the edge's whoami
+// against a bare SDK server's no-op tool (1 and 64 calls in flight), and list_catalog /
+// list_my_courses through the edge for a student with 200 courses in the catalog, against whoami. The bare server also returns the list_catalog result as a
 // constant (what its size costs any SDK server and client); a second edge keeps no replies (every
 // list rendered); the enrollment rows are the tools over NATS alone, to tell the edge's share
 // from the service's.
@@ -15,6 +15,7 @@ import { ensureServices } from '../scripts/ensure-services.ts';
 import { EnrollmentAdmin } from '../services/enrollment/src/admin.ts';
 import { MIGRATIONS } from '../services/enrollment/src/app.ts';
 import type { EnrollmentDb } from '../services/enrollment/src/db.ts';
+import { measureToolsList, TOOLS_LIST_BUDGETS } from '../test/support/tools-list.ts';
 import { seedCatalog, seedStudent } from './catalog.ts';
 import { benchPlace, connect, measure, measureInterleaved, type Stats, spawnTs, teardownBench } from './harness.ts';
 
@@ -44,6 +45,9 @@ try {
   await admin.upsertUser(USER, 'Бенч Бенчев', ['Student']);
   await admin.addMember('acme', USER, 'member');
   const { token } = await admin.issueToken(USER);
+  // tools/list is measured with a token that sees every tool of every endpoint.
+  await admin.upsertUser('bench-author@studium', 'Автор Бенча', ['Student', 'Course Creator']);
+  const authorToken = (await admin.issueToken('bench-author@studium')).token;
 
   const profile = (dir: string | undefined) => (dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []);
   const enrollment = await spawnTs(
@@ -64,6 +68,7 @@ try {
     profile(process.env.BENCH_PROFILE_DIR),
   );
   children.push(edge.child);
+  await printToolsListSizes(`http://127.0.0.1:${edge.match[1]}`, authorToken);
   // The same edge keeping nothing: every list is rendered by enrollment and serialized again.
   const coldEdge = await spawnTs(
     'services/edge/src/main.ts',
@@ -147,4 +152,18 @@ try {
 } finally {
   await teardownBench({ children, nc, prefix, databaseUrl });
   rmSync(payloadFile, { force: true });
+}
+
+/** What tools/list weighs on each endpoint, against issue 31's budgets (bytes, 1 KB = 1000). */
+async function printToolsListSizes(base: string, token: string) {
+  const head = ['tools', 'what a model sees', 'budget', 'whole reply', 'budget', 'description', 'inputSchema'];
+  console.log(`\n| tools/list | ${[...head, 'outputSchema', 'annotations'].join(' | ')} |`);
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const [path, budget] of Object.entries(TOOLS_LIST_BUDGETS)) {
+    const size = await measureToolsList(`${base}${path}`, token);
+    const whole = 'whole' in budget ? budget.whole : '';
+    const cells = [size.tools, size.model, budget.model, size.whole, whole, size.parts.description];
+    const parts = [size.parts.inputSchema, size.parts.outputSchema, size.parts.annotations];
+    console.log(`| ${path} | ${[...cells, ...parts].join(' | ')} |`);
+  }
 }

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { dropDatabase, ensureDatabase, generateEdgeKeys } from '@studium/platform';
+import { buildWeb } from '../scripts/build-web.ts';
 import { ensureServices } from '../scripts/ensure-services.ts';
 import { SERVICES } from '../scripts/services.ts';
 
@@ -18,7 +19,10 @@ const dist = join(root, 'dist');
 const node = process.execPath;
 
 await ensureServices();
-if (!existsSync(join(dist, 'node_modules'))) {
+// The edge from TypeScript serves services/edge/assets/; dist/ has its own (below).
+await buildWeb();
+// A dist/ built before the web assets were part of the build is built again.
+if (!existsSync(join(dist, 'node_modules')) || !existsSync(join(dist, 'services/edge/assets/manifest.json'))) {
   execFileSync(join(root, 'node_modules/.bin/tsx'), [join(root, 'scripts/build.ts')], { stdio: 'inherit' });
   execFileSync('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund'], { cwd: dist, stdio: 'inherit' });
 }
@@ -56,7 +60,7 @@ async function once(svc: (typeof SERVICES)[number], mode: 'tsx' | 'node'): Promi
     LOG_LEVEL: 'warn',
     STUDIUM_ENV: 'development',
     MAIL_DIR: join(dist, '.mail'),
-    ...(svc.healthPort ? { HEALTH_PORT: String(port) } : { PORT: String(port) }),
+    ...(svc.healthOffset !== null ? { HEALTH_PORT: String(port) } : { PORT: String(port) }),
   };
   const [cmd, args, cwd] =
     mode === 'tsx'

@@ -1,14 +1,19 @@
 // Builds the production tree in dist/: compiled JavaScript (tsc, relative `.ts` imports rewritten
 // to `.js`), every workspace's package.json with its exports pointing at the compiled files, the
-// files the code reads at run time (migrations, MCP Apps pages), and the root manifests, so
+// files the code reads at run time (migrations, MCP Apps pages), the web apps' built assets
+// (scripts/build-web.ts → dist/services/edge/assets/), and the root manifests, so
 // `npm ci --omit=dev` inside dist/ gives a tree that `node services/<name>/src/main.js` runs.
 // The Dockerfile's build stage runs it; `npm run build` runs it here.
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import { buildWeb } from './build-web.ts';
 
 const root = resolve(import.meta.dirname, '..');
-const out = join(root, 'dist');
+// BUILD_OUT builds elsewhere (the tests of the image layout build into folders of their own).
+const out = resolve(root, process.env.BUILD_OUT ?? 'dist');
+/** The web apps' sources (bundled into assets, not copied) and a local build of those assets. */
+const WEB_SOURCES = /^services\/edge\/(assets$|src\/(.+\/)?web\/)/;
 
 /** Workspace folders of the root manifest (globs of one trailing `*` only, as this repo uses). */
 function workspaces(): string[] {
@@ -36,6 +41,7 @@ function copyAssets(ws: string, dir = ws): void {
   for (const entry of readdirSync(join(root, dir))) {
     const path = join(dir, entry);
     if (entry === 'node_modules' || entry === 'test' || entry === 'package.json') continue;
+    if (WEB_SOURCES.test(path) && !path.endsWith('.ts')) continue;
     if (statSync(join(root, path)).isDirectory()) copyAssets(ws, path);
     else if (!/\.(ts|md)$/.test(entry)) {
       mkdirSync(dirname(join(out, path)), { recursive: true });
@@ -44,8 +50,15 @@ function copyAssets(ws: string, dir = ws): void {
   }
 }
 
+// The folder is emptied first: never the repository or a folder holding it.
+const fromOut = relative(out, root);
+if (fromOut === '' || !fromOut.startsWith('..')) {
+  throw new Error(`BUILD_OUT ${out} holds the repository: choose an empty folder`);
+}
 rmSync(out, { recursive: true, force: true });
-execFileSync(join(root, 'node_modules/.bin/tsc'), ['-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+execFileSync(join(root, 'node_modules/.bin/tsc'), ['-p', join(root, 'tsconfig.build.json'), '--outDir', out], {
+  stdio: 'inherit',
+});
 for (const ws of workspaces()) {
   const manifest = JSON.parse(readFileSync(join(root, ws, 'package.json'), 'utf8'));
   manifest.exports = compiledExports(manifest.exports);
@@ -58,4 +71,7 @@ const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 delete manifest.scripts;
 writeFileSync(join(out, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
 cpSync(join(root, 'package-lock.json'), join(out, 'package-lock.json'));
-console.log(`built ${relative(process.cwd(), out) || '.'}: ${workspaces().length} workspaces`);
+const web = await buildWeb(join(out, 'services/edge/assets'));
+console.log(
+  `built ${relative(process.cwd(), out) || '.'}: ${workspaces().length} workspaces, ${Object.keys(web.files).length} web assets`,
+);

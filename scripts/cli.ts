@@ -31,7 +31,7 @@ const USAGE = `studium admin CLI
   user password <login>                            set the user's sign-in password (read from stdin, not echoed)
   user revoke <login>                              end all the user's access: API tokens and OAuth grants
   grant list <login>                               the user's OAuth grants (assistants signed in as them)
-  grant revoke <login>                             end the user's OAuth grants (API tokens stay)
+  grant revoke <login> [grant-id]                  end the user's OAuth grants, or one of them (API tokens stay)
   org add <name> <title>                           create or rename an organization
   org suspend <name> | org resume <name>           suspend or reinstate an organization
   member add <org> <login> [--manager]             add a member (or manager) to an organization
@@ -218,8 +218,9 @@ try {
       console.table(await withEdge((db) => listGrants(db, rest[0])));
       break;
     case 'grant revoke': {
-      need(1, 'grant revoke <login>');
-      const grants = await withEdge((db) => revokeGrants(db, rest[0]));
+      need(1, 'grant revoke <login> [grant-id]');
+      const grants = await withEdge((db) => revokeGrants(db, rest[0], 'admin', rest[1]));
+      if (rest[1] && !grants) throw new Error(`no live grant ${rest[1]} of ${rest[0]} (see grant list)`);
       announce(rest[0]);
       console.log(`${rest[0]}: ${grants} OAuth grant(s) revoked`);
       break;

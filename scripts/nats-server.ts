@@ -1,8 +1,8 @@
 // Runs Debian's nats-server with the generated users and permissions (scripts/nats-auth.ts), for
-// `npm start` and the tests: own config file, a free port, JetStream in its own directory.
+// `npm start` and the tests: own config file, a port of its own (a free one it takes itself unless
+// one is given), JetStream in its own directory.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { authorizationBlock, NATS_USERS, type NatsUser, newNatsPassword, passwordVariable } from './nats-auth.ts';
 
@@ -16,19 +16,11 @@ export interface OwnNats {
   /** The environment a process connecting as `user` needs (NATS_URL, NATS_USER, NATS_PASSWORD). */
   envFor(user: NatsUser): Record<string, string>;
   logFile: string;
+  /** The server's process id (a test may SIGSTOP it to play a stalled NATS). */
+  pid: number;
+  /** Its HTTP monitoring endpoint (`/varz`, `/connz` …), when started with `monitor`. */
+  monitorUrl?: string;
   stop(): Promise<void>;
-}
-
-/** A port nobody listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /**
@@ -46,22 +38,35 @@ export function natsPasswords(dir: string): Record<NatsUser, string> {
 
 /**
  * Starts nats-server in `dir` for subjects under `prefix`; resolves once it is ready. Without a
- * `port` it takes a free one, and another if that was taken meanwhile (a busy machine).
+ * `port` (or with 0) the server takes a free port itself (`port: -1`) and reports it in its log.
+ * `users: false` runs it without authorization, for the tests that are about an open server;
+ * `passwords` sets the users' passwords (otherwise generated once into `dir`); `monitor` opens the
+ * HTTP monitoring endpoint on a free port of 127.0.0.1 (the benches read its message counters).
  */
-export async function startOwnNats(dir: string, prefix: string, port?: number): Promise<OwnNats> {
+export async function startOwnNats(
+  dir: string,
+  prefix: string,
+  port?: number,
+  opts: { users?: boolean; passwords?: Record<NatsUser, string>; monitor?: boolean } = {},
+): Promise<OwnNats> {
   if (!existsSync(NATS_SERVER)) {
     throw new Error(`nats-server is missing at ${NATS_SERVER}: apt-get install nats-server`);
   }
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startOnce(dir, prefix, port ?? (await freePort()));
-    } catch (err) {
-      if (port !== undefined || attempt >= 3) throw err;
-    }
+  // Given passwords (a deployment's, from `npm run secrets`) are the ones the server checks.
+  if (opts.passwords) {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'nats-users.json'), JSON.stringify(opts.passwords), { mode: 0o600 });
   }
+  return startOnce(dir, prefix, port || -1, opts.users ?? true, opts.monitor ?? false);
 }
 
-async function startOnce(dir: string, prefix: string, listen: number): Promise<OwnNats> {
+async function startOnce(
+  dir: string,
+  prefix: string,
+  listen: number,
+  users: boolean,
+  monitor: boolean,
+): Promise<OwnNats> {
   mkdirSync(join(dir, 'jetstream'), { recursive: true });
   const passwords = natsPasswords(dir);
   const logFile = join(dir, 'nats-server.log');
@@ -69,10 +74,12 @@ async function startOnce(dir: string, prefix: string, listen: number): Promise<O
   writeFileSync(
     conf,
     [
-      `listen: "127.0.0.1:${listen}"`,
+      'host: "127.0.0.1"',
+      `port: ${listen}`,
+      monitor ? 'http: "127.0.0.1:-1"' : '',
       `jetstream { store_dir: ${JSON.stringify(join(dir, 'jetstream'))} }`,
       // As in deployment: the passwords reach nats-server through its environment.
-      authorizationBlock(prefix, 'env'),
+      users ? authorizationBlock(prefix, 'env') : '',
     ].join('\n'),
     { mode: 0o600 },
   );
@@ -85,6 +92,8 @@ async function startOnce(dir: string, prefix: string, listen: number): Promise<O
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   let log = '';
   let ready = false;
+  let port = listen;
+  let monitorPort = 0;
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => fail('did not get ready within 30 s'), 30_000);
     function fail(why: string) {
@@ -96,6 +105,10 @@ async function startOnce(dir: string, prefix: string, listen: number): Promise<O
       appendFileSync(logFile, chunk);
       if (ready) return;
       log += chunk.toString();
+      const bound = /Listening for client connections on [^\s]*:(\d+)/.exec(log);
+      if (bound) port = Number(bound[1]);
+      const monitoring = /Starting http monitor on [^\s]*:(\d+)/.exec(log);
+      if (monitoring) monitorPort = Number(monitoring[1]);
       if (log.includes('Server is ready')) {
         ready = true;
         clearTimeout(timer);
@@ -106,13 +119,16 @@ async function startOnce(dir: string, prefix: string, listen: number): Promise<O
       if (!ready) fail(`exited with ${code}`);
     });
   });
-  const url = `nats://127.0.0.1:${listen}`;
+  const url = `nats://127.0.0.1:${port}`;
   return {
     url,
-    port: listen,
+    port,
     passwords,
-    envFor: (user) => ({ NATS_URL: url, NATS_USER: user, NATS_PASSWORD: passwords[user] }),
+    envFor: (user): Record<string, string> =>
+      users ? { NATS_URL: url, NATS_USER: user, NATS_PASSWORD: passwords[user] } : { NATS_URL: url },
     logFile,
+    pid: child.pid ?? 0,
+    ...(monitorPort ? { monitorUrl: `http://127.0.0.1:${monitorPort}` } : {}),
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;

@@ -1,5 +1,6 @@
-// `npm start`: local NATS/PostgreSQL/Redis → migrations → demo data → every service → how to connect.
-import { type ChildProcess, spawn } from 'node:child_process';
+// `npm start`: local NATS/PostgreSQL/Redis → migrations → demo data → every deployable, each
+// ready (its /readyz 200) → the demo courses → how to connect. A deployable that is not ready in
+// START_TIMEOUT_MS is named with its last log line, and the start fails.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
@@ -15,16 +16,19 @@ import {
   PLATFORM_MIGRATIONS,
   principalSigner,
   principalVerifier,
+  replyVerifier,
 } from '@studium/platform';
 import { connect } from 'nats';
 import { z } from 'zod';
 import { EnrollmentAdmin } from '../services/enrollment/src/admin.ts';
 import { MIGRATIONS as ENROLLMENT_MIGRATIONS } from '../services/enrollment/src/app.ts';
 import type { EnrollmentDb } from '../services/enrollment/src/db.ts';
+import { buildWeb } from './build-web.ts';
 import { seedDemo, seedDemoPasswords } from './demo.ts';
 import { publishDemoCourses } from './demo-courses.ts';
 import { ensureServices } from './ensure-services.ts';
-import { SERVICES } from './services.ts';
+import { LEVELS, launch, type Running, stopAll, waitReady } from './launch.ts';
+import { SERVICES, serviceEnv } from './services.ts';
 import { startNats } from './start-nats.ts';
 
 const config = loadConfig(
@@ -32,8 +36,12 @@ const config = loadConfig(
     HOST: z.string().default('127.0.0.1'),
     PORT: z.coerce.number().default(8080),
     STUDIUM_HOME: z.string().default('.studium'),
-    /** Port of the nats-server `npm start` runs itself (see scripts/start-nats.ts). */
-    NATS_PORT: z.coerce.number().int().positive().default(4223),
+    /** Port of the nats-server `npm start` runs itself (see scripts/start-nats.ts); 0 takes a free one. */
+    NATS_PORT: z.coerce.number().int().min(0).default(4223),
+    /** The services' health ports are this and the next seven (scripts/services.ts); 0: free ports. */
+    HEALTH_PORT_BASE: z.coerce.number().int().min(0).max(65_000).default(9101),
+    /** How long every deployable has to become ready before the start fails. */
+    START_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
   }),
 );
 const log = createLogger('start', 'info');
@@ -46,9 +54,20 @@ const keys =
   process.env.EDGE_SIGNING_KEY && process.env.EDGE_PUBLIC_KEY
     ? { privateKey: process.env.EDGE_SIGNING_KEY, publicKey: process.env.EDGE_PUBLIC_KEY }
     : devEdgeKeys(resolve(root, config.STUDIUM_HOME, 'edge-keys.json'));
-const trust = { signer: principalSigner(keys.privateKey), verifier: principalVerifier(keys.publicKey) };
+// Enrollment's reply key pair (its token and user lookups are signed for the edge), kept the same way.
+const replyKeys =
+  process.env.ENROLLMENT_SIGNING_KEY && process.env.ENROLLMENT_PUBLIC_KEY
+    ? { privateKey: process.env.ENROLLMENT_SIGNING_KEY, publicKey: process.env.ENROLLMENT_PUBLIC_KEY }
+    : devEdgeKeys(resolve(root, config.STUDIUM_HOME, 'enrollment-keys.json'));
+const trust = {
+  signer: principalSigner(keys.privateKey),
+  verifier: principalVerifier(keys.publicKey),
+  replyVerifier: replyVerifier(replyKeys.publicKey),
+};
 
 await ensureServices();
+// The edge serves the web apps' built scripts and stylesheets (services/edge/assets/), as the image does.
+await buildWeb();
 await ensureDatabase(config.DATABASE_URL);
 const nats = await startNats({
   home: resolve(root, config.STUDIUM_HOME),
@@ -67,47 +86,62 @@ const operatorNats = () => connect(natsOptions({ ...nats.envFor('operator'), NAT
   await database.close();
 }
 
-const children: ChildProcess[] = [];
-const tsx = resolve(root, 'node_modules/.bin/tsx');
+// The services log at info at least (their ports and last lines are read from it); the console
+// shows what reaches LOG_LEVEL (default warn).
+const shown = process.env.LOG_LEVEL ?? 'warn';
+const childLevel = (LEVELS[shown] ?? 40) < LEVELS.info ? shown : 'info';
+const children: Running[] = [];
+let stopping = false;
+// From here on a signal stops the children too (never leave them running without this script).
+process.on('SIGINT', () => void stop(0));
+process.on('SIGTERM', () => void stop(0));
+// npm dies on SIGTERM without passing it on: when whoever started this script is gone (this
+// process has a new parent), stop the platform too, rather than leave every service running.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) void stop(0);
+}, 500).unref();
+const { PATH, HOME, ...given } = process.env;
 for (const svc of SERVICES) {
-  const child = spawn(tsx, [resolve(root, svc.entry)], {
-    env: {
-      ...process.env,
-      NATS_URL: nats.url,
-      ...nats.envFor(svc.name),
-      EDGE_PUBLIC_KEY: keys.publicKey,
-      EDGE_SIGNING_KEY: svc.name === 'edge' ? keys.privateKey : '',
-      ...(svc.healthPort ? { HEALTH_PORT: String(svc.healthPort) } : {}),
-      // npm start is a local development platform: the development file-URL key is allowed.
-      STUDIUM_ENV: process.env.STUDIUM_ENV ?? 'development',
-      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-      MAIL_DIR: process.env.MAIL_DIR ?? resolve(root, config.STUDIUM_HOME, 'mail'),
+  const env = {
+    ...given,
+    PATH,
+    HOME,
+    ...serviceEnv(svc, {
+      nats: (user) => ({ NATS_URL: nats.url, ...nats.envFor(user) }),
+      keys,
+      replyKeys,
+      healthPortBase: config.HEALTH_PORT_BASE,
+      mailDir: process.env.MAIL_DIR ?? resolve(root, config.STUDIUM_HOME, 'mail'),
+      logLevel: childLevel,
+      studiumEnv: process.env.STUDIUM_ENV ?? 'development',
+    }),
+  };
+  // node itself, not the tsx wrapper: SIGTERM reaches the service.
+  const child = launch(svc.name, [process.execPath, '--import', 'tsx', resolve(root, svc.entry)], {
+    cwd: root,
+    env,
+    echo: (line, level) => {
+      if (level === null || level >= (LEVELS[shown] ?? 40)) process.stderr.write(`[${svc.name}] ${line}\n`);
     },
-    stdio: ['ignore', 'inherit', 'inherit'],
   });
-  child.on('exit', (code, signal) => {
+  void child.exited.then(({ code, signal }) => {
     if (!stopping) {
-      log.error({ service: svc.name, code, signal }, 'service exited; stopping the platform');
+      log.error({ service: svc.name, code, signal, last: child.lastLine() }, 'service exited; stopping the platform');
       void stop(1);
     }
   });
   children.push(child);
 }
 
-const base = `http://${config.HOST}:${config.PORT}`;
-const deadline = Date.now() + 60_000;
-for (;;) {
-  const ok = await fetch(`${base}/readyz`).then(
-    (r) => r.ok,
-    () => false,
-  );
-  if (ok) break;
-  if (Date.now() > deadline) {
-    log.error('the edge did not become ready within 60 s');
-    await stop(1);
-  }
-  await new Promise((r) => setTimeout(r, 250));
+const notReady = await waitReady(children, config.START_TIMEOUT_MS);
+if (notReady.length) {
+  console.error(`\nStudium did not start: ${notReady.length} of ${children.length} not ready.`);
+  for (const n of notReady) console.error(`  ${n.name}: ${n.why}\n    last log line: ${n.lastLine || '(none)'}`);
+  await stop(1);
 }
+const edge = children.find((c) => c.name === 'edge');
+const base = `http://${config.HOST}:${edge?.port() ?? config.PORT}`;
 
 // The demo course goes in the way a curator publishes one: pipeline, then publish_course.
 {
@@ -130,7 +164,7 @@ for (;;) {
 const tokens = JSON.parse(readFileSync(tokensFile, 'utf8')) as Record<string, string>;
 const passwords = JSON.parse(readFileSync(passwordsFile, 'utf8')) as Record<string, string>;
 console.log(`
-Studium is running.
+Studium is running: ${children.map((c) => c.name).join(', ')} ready.
 
   Student MCP endpoint   ${base}/mcp
   Curator MCP endpoint   ${base}/authoring
@@ -142,7 +176,7 @@ Studium is running.
   Teacher's AI chat      ${base}/chat  (teacher token; model: ${process.env.AI_MODEL || 'none, set AI_BASE_URL, AI_MODEL, AI_API_KEY'})
   NATS                   ${nats.describe}
   Health                 ${base}/healthz   ${base}/readyz   ${base}/metrics
-  Mail (no SMTP_URL)     ${resolve(root, config.STUDIUM_HOME, 'mail')}  (.eml files)
+  Release e-mail         ${process.env.SMTP_URL ? 'SMTP_URL' : `${process.env.MAIL_DIR ?? resolve(root, config.STUDIUM_HOME, 'mail')}  (.eml files; set SMTP_URL to send)`}
   Demo tokens            ${tokensFile}
 ${Object.entries(tokens)
   .map(([name, t]) => `    ${name.padEnd(9)} ${t}`)
@@ -157,13 +191,18 @@ or the MCP Inspector:
 Press Ctrl+C to stop.
 `);
 
-let stopping = false;
+/**
+ * Stops every deployable (SIGTERM, SIGKILL after 10 s) and NATS. Exits with `code`, or 1 when a
+ * deployable did not stop cleanly (a non-zero code, or killed).
+ */
 async function stop(code = 0): Promise<never> {
+  if (stopping) return new Promise<never>(() => {});
   stopping = true;
-  for (const c of children) c.kill('SIGTERM');
-  await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r)))));
+  const exits = await stopAll(children);
   await nats.stop();
-  process.exit(code);
+  const unclean = exits.filter((e) => e.code !== 0);
+  for (const e of unclean) log.error({ service: e.name, code: e.code, signal: e.signal }, 'did not stop cleanly');
+  const status = code || (unclean.length ? 1 : 0);
+  console.log(status === 0 ? 'Studium stopped.' : `Studium stopped with errors (exit ${status}).`);
+  process.exit(status);
 }
-process.on('SIGINT', () => void stop(0));
-process.on('SIGTERM', () => void stop(0));

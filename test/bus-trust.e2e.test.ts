@@ -10,7 +10,7 @@ import {
 } from '@studium/contracts';
 import { generateEdgeKeys, PRINCIPAL_HEADER, principalSigner } from '@studium/platform';
 import { createTestEnv, TEST_KEYS, type TestEnv } from '@studium/testing';
-import { connect, headers, type NatsConnection, ServiceError } from 'nats';
+import { headers, type NatsConnection, ServiceError } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectAgent, data, text } from './support/clients.ts';
 import { startCourses } from './support/courses.ts';
@@ -48,8 +48,9 @@ beforeAll(async () => {
   await enrollment.admin.upsertOrganization('acme', 'Акме');
   tokens.student = (await enrollment.admin.issueToken('student@test')).token;
   tokens.curator = (await enrollment.admin.issueToken('curator@test')).token;
-  // A plain NATS client with no keys: what any process that reaches NATS can do.
-  attacker = await connect({ servers: env.natsUrl, name: 'attacker' });
+  // A client with the edge's NATS user but not its signing key (a leaked NATS password): NATS
+  // lets it publish on every tool subject, and only the signatures stand in its way.
+  attacker = await env.connectAs('edge', 'attacker');
 });
 
 afterAll(async () => {

@@ -5,6 +5,7 @@ import {
   create_course,
   enroll,
   grant_tester,
+  list_catalog,
   list_my_courses,
   publish_course,
   resolve_note,
@@ -142,18 +143,27 @@ describe('testers of a course not open yet', () => {
       status: 'draft',
       testers: [tester.user],
     });
-    // The grant reaches enrollment on the course card.
-    await eventually(async () => {
-      const r = await env.bus.request(enroll, tester, { course });
+    const catalog = async (who: typeof tester) => {
+      const r = await env.bus.request(list_catalog, who, {});
       if (!r.ok) throw new Error(r.error.code);
-    });
-    expect((await access()).ok).toBe(true);
-    const listed = async () => {
-      const mine = await env.bus.request(list_my_courses, tester, {});
-      if (!mine.ok) throw new Error(mine.error.code);
-      return mine.data.courses.map((c) => c.course);
+      return r.data.courses.filter((c) => c.course === course);
     };
-    expect(await listed()).toContain(course);
+    // The grant reaches enrollment on the course card: the tester finds the course in the catalog,
+    // marked as testing and open to enroll (no announcement to them); a stranger does not.
+    await eventually(async () =>
+      expect(await catalog(tester)).toEqual([expect.objectContaining({ upcoming: false, testing: true })]),
+    );
+    expect(await catalog(stranger)).toEqual([]);
+    expect((await env.bus.request(enroll, tester, { course })).ok).toBe(true);
+    expect((await access()).ok).toBe(true);
+    expect(await catalog(tester)).toEqual([]);
+    const mine = async () => {
+      const r = await env.bus.request(list_my_courses, tester, {});
+      if (!r.ok) throw new Error(r.error.code);
+      return r.data.courses;
+    };
+    const listed = async () => (await mine()).map((c) => c.course);
+    expect((await mine()).find((c) => c.course === course)).toMatchObject({ testing: true });
     const other = await env.bus.request(enroll, stranger, { course });
     expect(other.ok ? null : other.error.code).toBe('course_not_published');
 
@@ -167,6 +177,8 @@ describe('testers of a course not open yet', () => {
     await call(env, publish_course, { course });
     await eventually(async () => expect((await access()).ok).toBe(true));
     expect(await listed()).toContain(course);
+    // Open to everyone now: no longer a tester's course.
+    expect((await mine()).find((c) => c.course === course)?.testing).toBeUndefined();
   });
 
   it('refuses a login that is no platform user (user_not_found) before anything is written', async () => {

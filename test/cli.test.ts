@@ -20,7 +20,7 @@ let soon: string;
 
 async function cli(...args: string[]): Promise<string> {
   const { stdout } = await run(resolve(root, 'node_modules/.bin/tsx'), [resolve(root, 'scripts/cli.ts'), ...args], {
-    env: { ...process.env, DATABASE_URL: env.databaseUrl, SUBJECT_PREFIX: env.prefix, NATS_URL: env.natsUrl },
+    env: { ...process.env, DATABASE_URL: env.databaseUrl, SUBJECT_PREFIX: env.prefix, ...env.natsEnv('operator') },
   });
   return stdout;
 }

@@ -1,5 +1,12 @@
 import { events, type LessonPassed } from '@studium/contracts';
-import { migrate, openDatabase, PLATFORM_MIGRATIONS, streamNames } from '@studium/platform';
+import {
+  durablePlan,
+  filtersManySubjects,
+  migrate,
+  openDatabase,
+  PLATFORM_MIGRATIONS,
+  streamNames,
+} from '@studium/platform';
 import { createTestEnv, eventually, type TestEnv } from '@studium/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EnrollmentAdmin } from '../services/enrollment/src/admin.ts';
@@ -42,7 +49,7 @@ beforeAll(async () => {
     const replica = spawnService('services/enrollment/src/main.ts', {
       DATABASE_URL: env.databaseUrl,
       SUBJECT_PREFIX: env.prefix,
-      NATS_URL: env.natsUrl,
+      ...env.natsEnv('enrollment'),
       REDIS_URL: env.redisUrl,
       DB_POOL_MAX: '3',
     });
@@ -97,11 +104,17 @@ describe('events held by a killed consumer', () => {
     victim.child.kill('SIGSTOP');
     await publishEvents(env, events['lessons.lesson_passed'].subject, USERS.map(passed));
     // The live replica applies its share; the frozen one holds the rest, delivered and unacknowledged.
-    const jsm = await env.nc.jetstreamManager();
+    const jsm = await (await env.as('operator')).jetstreamManager();
     const stream = streamNames(env.prefix).stream;
     await eventually(async () => expect(await progressed()).toBeGreaterThan(0));
+    // The durable that reads lesson_passed: the consumer's own, or on a server before NATS 2.10 its
+    // durable of that subject (it also reads lesson_failed).
+    const subjects = [events['lessons.lesson_passed'].subject, events['lessons.lesson_failed'].subject];
+    const durable = durablePlan(PROGRESS_CONSUMER, subjects, filtersManySubjects(env.nc)).find((d) =>
+      d.subjects.includes(events['lessons.lesson_passed'].subject),
+    )?.name as string;
     const held = await eventually(async () => {
-      const info = await jsm.consumers.info(stream, PROGRESS_CONSUMER);
+      const info = await jsm.consumers.info(stream, durable);
       expect(info.num_ack_pending).toBeGreaterThan(0);
       expect(info.num_pending).toBe(0);
       return info.num_ack_pending;

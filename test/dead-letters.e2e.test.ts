@@ -17,7 +17,7 @@ let enrollment: Awaited<ReturnType<typeof startEnrollment>>;
 async function cli(...args: string[]): Promise<{ stdout: string; code: number }> {
   try {
     const { stdout } = await run(resolve(root, 'node_modules/.bin/tsx'), [resolve(root, 'scripts/cli.ts'), ...args], {
-      env: { ...process.env, DATABASE_URL: env.databaseUrl, SUBJECT_PREFIX: env.prefix, NATS_URL: env.natsUrl },
+      env: { ...process.env, DATABASE_URL: env.databaseUrl, SUBJECT_PREFIX: env.prefix, ...env.natsEnv('operator') },
     });
     return { stdout, code: 0 };
   } catch (err) {

@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { Writable } from 'node:stream';
 import { course_outline, phraseFor } from '@studium/contracts';
 import { createBus } from '@studium/platform';
-import { createTestEnv, type TestEnv } from '@studium/testing';
+import { createTestEnv, EDGE_TRUST, type TestEnv } from '@studium/testing';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Authenticator } from '../services/edge/src/auth.ts';
@@ -150,10 +150,11 @@ describe('the HTTP layer', () => {
 
   it('an unexpected error in a tool call is logged with the request id and reaches the agent as the outage phrase', async () => {
     // A broken service answering on a tool's subject with a reply that is not JSON.
-    const sub = env.nc.subscribe(`${env.prefix}.${course_outline.subject}`, {
+    const lessons = await env.as('lessons');
+    const sub = lessons.subscribe(`${env.prefix}.${course_outline.subject}`, {
       callback: (_err, msg) => msg.respond(new TextEncoder().encode('{not json')),
     });
-    await env.nc.flush();
+    await lessons.flush();
     try {
       const token = (await enrollment.admin.issueToken('student@test')).token;
       const res = await post(`${edge.url}/mcp`, token, rpc(3, 'course_outline', { course: 'c1' }));
@@ -189,7 +190,8 @@ describe('the HTTP layer', () => {
 
 describe('the token cache', () => {
   it('is a bounded LRU, and remembers a refused token briefly', async () => {
-    const bus = createBus(env.nc, { prefix: env.prefix, timeoutMs: 1000, log: env.log });
+    // The edge's trust: it checks enrollment's signature on each token lookup.
+    const bus = createBus(env.nc, { prefix: env.prefix, timeoutMs: 1000, log: env.log, trust: EDGE_TRUST });
     const auth = new Authenticator(bus, { ttlMs: 60_000, maxEntries: 2, negativeTtlMs: 60_000 });
     auth.start();
     try {

@@ -3,7 +3,7 @@ import { createTestEnv, type TestEnv } from '@studium/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../services/edge/src/app.ts';
 import { EdgeConfig } from '../services/edge/src/config.ts';
-import { freePort } from './support/pgbouncer.ts';
+import { onFreePort } from './support/oauth.ts';
 import { startEdge } from './support/stack.ts';
 
 // Prometheus scrapes pod IPs with a Host the allow-list does not know: the edge's metrics port
@@ -14,8 +14,10 @@ let metricsPort: number;
 
 beforeAll(async () => {
   env = await createTestEnv('edge-metrics');
-  metricsPort = await freePort();
-  edge = await startEdge(env, { METRICS_PORT: String(metricsPort) });
+  edge = await onFreePort(async (port) => {
+    metricsPort = port;
+    return startEdge(env, { METRICS_PORT: String(port) });
+  });
 });
 
 afterAll(async () => {

@@ -33,7 +33,7 @@ async function spawnEnrollment(): Promise<Replica> {
       ...process.env,
       DATABASE_URL: env.databaseUrl,
       SUBJECT_PREFIX: env.prefix,
-      NATS_URL: env.natsUrl,
+      ...env.natsEnv('enrollment'),
       REDIS_URL: env.redisUrl,
       REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
       LOG_LEVEL: 'info',
@@ -66,7 +66,7 @@ async function spawnEnrollment(): Promise<Replica> {
 /** Requests each running instance of the service has handled (NATS services API stats). */
 async function handledPerInstance(): Promise<number[]> {
   const counts: number[] = [];
-  const stats = await env.nc.services.client().stats(`${env.prefix}-enrollment`);
+  const stats = await (await env.as('operator')).services.client().stats(`${env.prefix}-enrollment`);
   for await (const s of stats) counts.push((s.endpoints ?? []).reduce((n, e) => n + e.num_requests, 0));
   return counts;
 }

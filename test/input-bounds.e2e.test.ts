@@ -1,7 +1,7 @@
 import { curatorTools, FIELD_REFUSALS, kbTools, LIMITS, studentTools } from '@studium/contracts';
 import { createTestEnv, type TestEnv } from '@studium/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SURFACES, type SurfacePath } from '../services/edge/src/mcp.ts';
+import { SURFACES, type SurfacePath } from '../services/edge/src/mcp/endpoint.ts';
 import { type AgentClient, connectAgent, type ToolResult, text } from './support/clients.ts';
 import { startEdge, startEnrollment } from './support/stack.ts';
 

@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestEnv } from '@studium/testing';
-import { freePort, launchChromium, signInWithBrowser } from './support/oauth.ts';
+import { launchChromium, onFreePort, signInWithBrowser } from './support/oauth.ts';
 import { startEdge, startEnrollment } from './support/stack.ts';
 
 const INSPECTOR = process.argv[2];
@@ -18,9 +18,8 @@ const CALLBACK = 'http://127.0.0.1:6276/oauth/callback';
 
 const env = await createTestEnv('inspector');
 const enrollment = await startEnrollment(env);
-const port = await freePort();
-const base = `http://127.0.0.1:${port}`;
-const edge = await startEdge(env, { PORT: String(port), PUBLIC_URL: base });
+const edge = await onFreePort((port) => startEdge(env, { PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` }));
+const base = edge.url;
 let code = 1;
 try {
   await enrollment.admin.upsertUser(USER, 'Инна Инспекторова', ['Student']);

@@ -31,7 +31,7 @@ async function kb(...args: string[]): Promise<{ code: number; stdout: string }> 
       resolve(root, 'node_modules/.bin/tsx'),
       [resolve(root, 'scripts/cli.ts'), 'kb', ...args],
       {
-        env: { ...process.env, DATABASE_URL: env.databaseUrl, SUBJECT_PREFIX: env.prefix, NATS_URL: env.natsUrl },
+        env: { ...process.env, DATABASE_URL: env.databaseUrl, SUBJECT_PREFIX: env.prefix, ...env.natsEnv('operator') },
       },
     );
     return { code: 0, stdout };

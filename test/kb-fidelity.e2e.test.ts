@@ -20,7 +20,8 @@ beforeAll(async () => {
   env = await createTestEnv('kb-fidelity');
   enrollment = await startEnrollment(env);
   knowledge = await startKnowledge(env);
-  edge = await startEdge(env);
+  // The shipped 5 s bus deadline: a delta of many changes is a heavy read on a loaded machine.
+  edge = await startEdge(env, { REQUEST_TIMEOUT_MS: '5000' });
   const a = enrollment.admin;
   await a.upsertUser('alice@test', 'Алия', ['Student']);
   await a.upsertOrganization('acme', 'Акме');

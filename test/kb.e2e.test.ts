@@ -584,7 +584,7 @@ describe('static tools, service-side scope and events', () => {
 
   it('every change is an event on the stream for reporting', async () => {
     await knowledge.app.flush();
-    const jsm = await env.nc.jetstreamManager();
+    const jsm = await (await env.as('operator')).jetstreamManager();
     const names = streamNames(env.prefix);
     const { state } = await jsm.streams.info(names.stream);
     const events: EventEnvelope<Record<string, unknown>>[] = [];

@@ -3,6 +3,16 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
+import { AiChatConfig } from '../services/ai-chat/src/config.ts';
+import { CoursesConfig } from '../services/courses/src/config.ts';
+import { EdgeConfig } from '../services/edge/src/config.ts';
+import { EnrollmentConfig } from '../services/enrollment/src/config.ts';
+import { HomeworkConfig } from '../services/homework/src/config.ts';
+import { KnowledgeConfig } from '../services/knowledge/src/config.ts';
+import { LessonsConfig } from '../services/lessons/src/config.ts';
+import { MailerConfig } from '../services/mailer/src/config.ts';
+import { ReportingConfig } from '../services/reporting/src/config.ts';
+import { SERVER_LOGIN_RETRY_S } from './support/pgbouncer.ts';
 
 // Every manifest in k8s/ validated offline against the Kubernetes OpenAPI schemas (the
 // kubernetes-models package), plus what an operator relies on: hardened pods, pinned images, a
@@ -32,6 +42,19 @@ async function model(doc: Doc): Promise<new (data: unknown) => { validate(): voi
   const mod = await import(`kubernetes-models/${doc.apiVersion}/${doc.kind}`);
   return mod[doc.kind];
 }
+
+/** Each deployable's configuration schema: what its process reads from the environment. */
+const CONFIGS = {
+  edge: EdgeConfig,
+  enrollment: EnrollmentConfig,
+  courses: CoursesConfig,
+  lessons: LessonsConfig,
+  homework: HomeworkConfig,
+  knowledge: KnowledgeConfig,
+  reporting: ReportingConfig,
+  'ai-chat': AiChatConfig,
+  mailer: MailerConfig,
+};
 
 const of = (kind: string) => docs.filter((d) => d.doc.kind === kind).map((d) => d.doc);
 const podSpec = (d: Doc): Loose => (d.spec as Loose).template.spec;
@@ -116,15 +139,156 @@ describe('k8s manifests', () => {
   it('let only the ingress reach the edge and only Studium reach NATS, PostgreSQL, Redis and PgBouncer', () => {
     const policies = of('NetworkPolicy');
     const byTarget = (name: string) =>
-      policies.find((p) => (p.spec as Loose).podSelector.matchLabels?.['app.kubernetes.io/name'] === name) as Loose;
+      policies.find(
+        (p) =>
+          (p.spec as Loose).ingress && (p.spec as Loose).podSelector.matchLabels?.['app.kubernetes.io/name'] === name,
+      ) as Loose;
     expect(byTarget('edge').spec.ingress[0].from[0].namespaceSelector).toBeDefined();
     for (const target of ['nats', 'postgresql', 'redis', 'pgbouncer']) {
       expect(byTarget(target)?.spec.ingress[0].from, target).toEqual([
         { podSelector: { matchLabels: { 'app.kubernetes.io/part-of': 'studium' } } },
       ]);
     }
-    // Everything else of Studium is closed by default.
-    expect(policies.some((p) => !(p.spec as { ingress?: unknown }).ingress)).toBe(true);
+    // Everything else of Studium is closed by default, both ways.
+    const deny = policies.find((p) => p.metadata.name === 'studium-default-deny')?.spec as Loose;
+    expect(deny).toMatchObject({ podSelector: { matchLabels: { 'app.kubernetes.io/part-of': 'studium' } } });
+    expect(deny.policyTypes.sort()).toEqual(['Egress', 'Ingress']);
+    expect(deny.ingress ?? []).toEqual([]);
+    expect(deny.egress ?? []).toEqual([]);
+  });
+
+  it('let each deployable out to DNS and exactly what it uses', () => {
+    const common = ['kube-dns:53/TCP', 'kube-dns:53/UDP'];
+    const service = ['nats:4222/TCP', 'ns:monitoring:4318/TCP', 'pgbouncer:6432/TCP'];
+    const relay = [...service, 'postgresql:5432/TCP'];
+    const expected: Record<string, string[]> = {
+      edge: [...service, 'redis:6379/TCP'],
+      enrollment: [...relay, 'redis:6379/TCP'],
+      courses: relay,
+      lessons: relay,
+      homework: relay,
+      knowledge: relay,
+      reporting: service,
+      'ai-chat': [...service, 'redis:6379/TCP', 'ip:0.0.0.0/0-private:443/TCP'],
+      mailer: [
+        'nats:4222/TCP',
+        'ns:monitoring:4318/TCP',
+        'redis:6379/TCP',
+        'ip:0.0.0.0/0:465/TCP',
+        'ip:0.0.0.0/0:587/TCP',
+      ],
+      pgbouncer: ['postgresql:5432/TCP'],
+    };
+    for (const d of of('Deployment')) {
+      const name = d.metadata.name;
+      const out = egressOf(d);
+      expect(out, name).toEqual([...common, ...(expected[name] ?? ['missing from the table'])].sort());
+      // What it is configured to reach and what it may reach agree.
+      const env = new Map<string, Loose>(podSpec(d).containers[0].env?.map((e: Loose) => [e.name, e]) ?? []);
+      const reaches = (rule: string) => out.some((r) => r.startsWith(rule));
+      expect(reaches('postgresql:'), `${name}: PostgreSQL directly`).toBe(
+        env.has('DATABASE_DIRECT_URL') || name === 'pgbouncer',
+      );
+      expect(reaches('pgbouncer:'), `${name}: PgBouncer`).toBe(env.has('DATABASE_URL'));
+      expect(reaches('ip:0.0.0.0/0:587'), `${name}: SMTP`).toBe(env.has('SMTP_URL'));
+      expect(reaches('ip:0.0.0.0/0-private:443'), `${name}: the model`).toBe(env.has('AI_BASE_URL'));
+    }
+  });
+
+  it('give each Deployment only the secrets it reads, key by key', () => {
+    const own = (nats: string) => [`studium-nats/NATS_PASSWORD_${nats}`];
+    const db = 'studium-secrets/DB_PASSWORD';
+    const expected: Record<string, string[]> = {
+      edge: [...own('EDGE'), 'studium-edge-key/EDGE_SIGNING_KEY', db, 'studium-secrets/FILE_URL_SECRET'],
+      enrollment: [...own('ENROLLMENT'), 'studium-enrollment-key/ENROLLMENT_SIGNING_KEY', db],
+      courses: [...own('COURSES'), db],
+      lessons: [...own('LESSONS'), db],
+      homework: [...own('HOMEWORK'), db, 'studium-secrets/FILE_URL_SECRET'],
+      knowledge: [...own('KNOWLEDGE'), db],
+      reporting: [...own('REPORTING'), db],
+      'ai-chat': [...own('AI_CHAT'), db, 'studium-secrets/AI_API_KEY'],
+      mailer: [...own('MAILER'), 'studium-secrets/MAIL_FROM', 'studium-secrets/SMTP_URL'],
+      pgbouncer: [],
+    };
+    const schemas: Record<string, { shape: Record<string, unknown> }> = CONFIGS;
+    for (const d of of('Deployment')) {
+      const name = d.metadata.name;
+      const pod = podSpec(d);
+      const refs: string[] = [];
+      for (const c of pod.containers) {
+        // No Secret wholesale: envFrom would hand every key to every process.
+        expect(c.envFrom?.filter((e: Loose) => e.secretRef) ?? [], `${name}: envFrom secretRef`).toEqual([]);
+        for (const e of c.env ?? []) {
+          const ref = e.valueFrom?.secretKeyRef;
+          if (!ref) continue;
+          refs.push(`${ref.name}/${ref.key}`);
+          if (ref.name !== 'studium-secrets') continue;
+          // A key of the shared Secret is read by this deployable's config, or only builds its URLs.
+          const interpolated = (c.env as Loose[]).some((o) => String(o.value ?? '').includes(`$(${e.name})`));
+          expect(
+            e.name in (schemas[name]?.shape ?? {}) || (e.name === 'DB_PASSWORD' && interpolated),
+            `${name}: ${e.name}`,
+          ).toBe(true);
+        }
+      }
+      expect(refs.sort(), name).toEqual((expected[name] ?? ['missing from the table']).sort());
+    }
+  });
+
+  it('keep in the shared ConfigMap only what more than one deployable reads', () => {
+    const config = of('ConfigMap').find((c) => c.metadata.name === 'studium-config') as Loose;
+    for (const key of ['AI_BASE_URL', 'AI_MODEL', 'AI_API_KEY', 'SMTP_URL', 'MAIL_FROM', 'FILE_URL_SECRET']) {
+      expect(Object.keys(config.data), key).not.toContain(key);
+    }
+    const aiChat = podSpec(of('Deployment').find((d) => d.metadata.name === 'ai-chat') as Doc).containers[0];
+    expect(aiChat.env.map((e: { name: string }) => e.name)).toEqual(
+      expect.arrayContaining(['AI_BASE_URL', 'AI_MODEL']),
+    );
+  });
+});
+
+/** A NetworkPolicy peer in short: the pods' name label, the namespace, or the address block. */
+function peer(p: Loose): string {
+  if (p.ipBlock) return `ip:${p.ipBlock.cidr}${p.ipBlock.except?.length ? '-private' : ''}`;
+  const pods = p.podSelector?.matchLabels ?? {};
+  const pod = pods['app.kubernetes.io/name'] ?? pods['k8s-app'];
+  if (pod) return pod;
+  return `ns:${p.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name']}`;
+}
+
+/** Whether a policy's podSelector selects a pod with these labels (matchLabels, In expressions). */
+function selects(selector: Loose, labels: Record<string, string>): boolean {
+  const exact = Object.entries<string>(selector.matchLabels ?? {}).every(([k, v]) => labels[k] === v);
+  const expressions = (selector.matchExpressions ?? []).every(
+    (e: Loose) => e.operator === 'In' && e.values.includes(labels[e.key]),
+  );
+  return exact && expressions;
+}
+
+/** Everything a Deployment's pods may reach, `<peer>:<port>/<protocol>`, from every policy selecting them. */
+function egressOf(d: Doc): string[] {
+  const labels = (d.spec as Loose).template.metadata.labels;
+  const rules = of('NetworkPolicy')
+    .map((p) => p.spec as Loose)
+    .filter((p) => p.policyTypes.includes('Egress') && selects(p.podSelector, labels))
+    .flatMap((p) => p.egress ?? []);
+  return [
+    ...new Set(
+      rules.flatMap((r: Loose) =>
+        r.to.flatMap((t: Loose) => r.ports.map((port: Loose) => `${peer(t)}:${port.port}/${port.protocol}`)),
+      ),
+    ),
+  ].sort() as string[];
+}
+
+describe('PgBouncer', () => {
+  it('retries a failed server login after 1 s in k8s, compose and the tests (the default 15 s kept failing calls)', () => {
+    const setting = (ini: string) => /^\s*server_login_retry\s*=\s*(\S+)\s*$/m.exec(ini)?.[1];
+    const config = of('ConfigMap').find((c) => c.metadata.name === 'pgbouncer-config') as Loose;
+    const compose = readFileSync(resolve(root, 'compose/pgbouncer/pgbouncer.ini'), 'utf8');
+    expect(setting(config.data['pgbouncer.ini'])).toBe('1');
+    expect(setting(compose)).toBe('1');
+    expect(SERVER_LOGIN_RETRY_S).toBe(1);
   });
 });
 
@@ -157,7 +321,15 @@ describe('docker-compose.yml', () => {
     // The secrets the file requires (`${NAME:?…}`) come from `npm run secrets -- env`: any value parses.
     const text = readFileSync(resolve(root, 'docker-compose.yml'), 'utf8');
     const required = [...text.matchAll(/\$\{([A-Z0-9_]+):\?/g)].map((m) => m[1]);
-    expect(required).toEqual(expect.arrayContaining(['EDGE_PUBLIC_KEY', 'EDGE_SIGNING_KEY', 'FILE_URL_SECRET']));
+    expect(required).toEqual(
+      expect.arrayContaining([
+        'EDGE_PUBLIC_KEY',
+        'EDGE_SIGNING_KEY',
+        'ENROLLMENT_PUBLIC_KEY',
+        'ENROLLMENT_SIGNING_KEY',
+        'FILE_URL_SECRET',
+      ]),
+    );
     const checked = binary
       ? execFileSync(binary, ['-f', resolve(root, 'docker-compose.yml'), 'config', '-q'], {
           cwd: root,

@@ -10,16 +10,17 @@ import { EDGE_TRUST, eventually, type LlmRequest } from '@studium/testing';
 import { sql } from 'kysely';
 import { ErrorCode, type NatsConnection, type NatsError } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HomeworkFiles } from '../services/edge/src/homework-files.ts';
+import { main as releaseCli } from '../scripts/release.ts';
+import { HomeworkFiles } from '../services/edge/src/mcp/homework-store.ts';
 import { EnrollmentAdmin } from '../services/enrollment/src/admin.ts';
 import type { EnrollmentDb } from '../services/enrollment/src/db.ts';
 import { FileStore } from '../services/homework/src/file-store.ts';
 import { answerText, sendMessage, shape } from './support/ai-chat.ts';
 import { connectAgent, data } from './support/clients.ts';
-import { CURATOR, EXAMPLES, publishMap } from './support/lessons.ts';
+import { CURATOR, copyMap, EXAMPLES, editMap, publishMap } from './support/lessons.ts';
 import { startNatsUsersStack } from './support/nats-users.ts';
 import { scriptedTutor } from './support/scripted-tutor.ts';
-import { type QuizKey, quizKey } from './support/teach.ts';
+import { passLesson, type QuizKey, quizKey } from './support/teach.ts';
 import { type TutorEvent, tutorTurn } from './support/tutor.ts';
 
 let stack: Awaited<ReturnType<typeof startNatsUsersStack>>;
@@ -29,6 +30,10 @@ let edgeUrl: string;
 let token: string;
 let tutorToken: string;
 let teacherToken: string;
+let managerToken: string;
+let database: ReturnType<typeof openDatabase<EnrollmentDb>>;
+let admin: EnrollmentAdmin;
+let curatorToken: string;
 let course: string;
 let key: QuizKey;
 
@@ -36,20 +41,23 @@ beforeAll(async () => {
   stack = await startNatsUsersStack('na');
   ({ prefix, edgeUrl } = stack);
   operator = await stack.connectAs('operator');
-  const database = openDatabase<EnrollmentDb>(stack.databaseUrl, 'enrollment', 1);
-  try {
-    const admin = new EnrollmentAdmin(database.db, { nc: operator, prefix });
-    await admin.upsertUser('student@test', 'Анна', ['Student']);
-    await admin.upsertUser(CURATOR.user, CURATOR.full_name, CURATOR.roles);
-    token = (await admin.issueToken('student@test')).token;
-    // The tutor's student, as the demo's: a Student with an API token for /v1/tutor and /mcp.
-    await admin.upsertUser('tutor@test', 'Борис', ['Student']);
-    tutorToken = (await admin.issueToken('tutor@test')).token;
-    await admin.upsertUser('teacher@test', 'Вера', ['Teacher']);
-    teacherToken = (await admin.issueToken('teacher@test')).token;
-  } finally {
-    await database.close();
-  }
+  database = openDatabase<EnrollmentDb>(stack.databaseUrl, 'enrollment', 1);
+  admin = new EnrollmentAdmin(database.db, { nc: operator, prefix });
+  await admin.upsertUser('student@test', 'Анна', ['Student']);
+  await admin.upsertUser(CURATOR.user, CURATOR.full_name, CURATOR.roles);
+  token = (await admin.issueToken('student@test')).token;
+  // The tutor's student, as the demo's: a Student with an API token for /v1/tutor and /mcp.
+  await admin.upsertUser('tutor@test', 'Борис', ['Student']);
+  tutorToken = (await admin.issueToken('tutor@test')).token;
+  await admin.upsertUser('teacher@test', 'Вера', ['Teacher']);
+  teacherToken = (await admin.issueToken('teacher@test')).token;
+  // An organization whose manager reads org_report on the student.
+  await admin.upsertOrganization('acme', 'Акме');
+  await admin.addMember('acme', 'student@test', 'member');
+  await admin.upsertUser('manager@test', 'Глеб', ['Student', 'Manager']);
+  await admin.addMember('acme', 'manager@test', 'manager');
+  managerToken = (await admin.issueToken('manager@test')).token;
+  curatorToken = (await admin.issueToken(CURATOR.user)).token;
   // The operator's CLI holds the edge's key, as `studium release publish` in deployment.
   const bus = createBus(operator, {
     prefix,
@@ -58,6 +66,7 @@ beforeAll(async () => {
     trust: EDGE_TRUST,
   });
   course = (await publishMap(bus, resolve(EXAMPLES, 'negotiation-basics'))).course;
+  await admin.allowCourse('acme', course);
   const content = await bus.request(releaseContent, null, { course });
   if (!content.ok) throw new Error(content.error.code);
   key = quizKey(content.data.content);
@@ -70,6 +79,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  await database?.close();
   await operator?.drain().catch(() => {});
   await stack?.close();
 });
@@ -262,5 +272,87 @@ describe('NATS users and subject permissions', () => {
     expect(res.status).toBe(200);
     expect(shape(res.events)).toEqual(['metadata', 'message_id', 'content', 'ai_message_id', 'done']);
     expect(answerText(res.events)).toBe('Начните с пиццы.');
+  });
+  it('let a homework upload reach homework: a passed lesson assigns it, store_homework_file stores a file version', async () => {
+    const mark = await stack.logMark();
+    const agent = await connectAgent('v2', `${edgeUrl}/mcp`, token);
+    try {
+      const lesson = `${course}.opening`;
+      await passLesson(agent, { lesson }, { quiz: key });
+      const stored = await eventually(
+        async () =>
+          data(
+            await agent.callTool('store_homework_file', {
+              lesson,
+              files: [{ name: 'plan.txt', content: Buffer.from('план встречи').toString('base64') }],
+            }),
+          ),
+        15_000,
+      );
+      expect((stored.submission as { files: Array<{ name: string }> }).files.map((f) => f.name)).toEqual(['plan.txt']);
+    } finally {
+      await agent.close();
+    }
+    expect(await undeliberateViolations(mark)).toEqual([]);
+  });
+
+  it('let a release e-mail go out: announce, subscribe, publish, one mail to the subscriber through the mailer', async () => {
+    const mark = await stack.logMark();
+    const curator = await connectAgent('v2', `${edgeUrl}/authoring`, curatorToken);
+    const student = await connectAgent('v2', `${edgeUrl}/mcp`, token);
+    try {
+      const announced = String(
+        data(await curator.callTool('create_course', { title: 'Курс с рассылкой', summary: 'Проверка писем.' })).course,
+      );
+      data(await curator.callTool('announce_course', { course: announced, objectives: ['Получить письмо'] }));
+      await admin.allowCourse('acme', announced);
+      await eventually(async () => data(await student.callTool('notify_when_released', { course: announced })));
+      // The pipeline CLI as the operator runs it (its NATS user, the edge's key).
+      const map = await copyMap('negotiation-advanced');
+      await editMap(map, 'course.yaml', 'key: negotiation-advanced', 'key: mail-check');
+      const out: string[] = [];
+      const io = {
+        out: (l: string) => out.push(l),
+        err: (l: string) => out.push(l),
+        env: { ...process.env, SUBJECT_PREFIX: prefix, ...stack.env.natsEnv('operator') },
+      };
+      expect(
+        await releaseCli(['publish', map, '--attach', announced, '--publisher', CURATOR.user], io),
+        out.join('\n'),
+      ).toBe(0);
+      expect(data(await curator.callTool('publish_course', { course: announced }))).toMatchObject({ notified: 1 });
+      const mail = await eventually(async () => {
+        const m = stack.smtp.messages.find((x) => x.to.includes('student@test'));
+        if (!m) throw new Error('no e-mail yet');
+        return m;
+      }, 20_000);
+      // The release names the course by its map's title.
+      expect(mail.subject).toContain('Трудные рабочие переговоры');
+    } finally {
+      await curator.close();
+      await student.close();
+    }
+    expect(await undeliberateViolations(mark)).toEqual([]);
+  });
+
+  it('let a manager read org_report, built by reporting from the events', async () => {
+    const mark = await stack.logMark();
+    // An employee the organization assigns the course to: enrollment's event reaches reporting.
+    await admin.upsertUser('worker@test', 'Дана', ['Student']);
+    await admin.addMember('acme', 'worker@test', 'member');
+    await admin.assignCourse('acme', 'worker@test', course, { mandatory: true });
+    const manager = await connectAgent('v2', `${edgeUrl}/mcp`, managerToken);
+    try {
+      const report = await eventually(async () => {
+        const r = data(await manager.callTool('org_report', {}));
+        const rows = (r.rows ?? []) as Array<{ user: string }>;
+        if (!rows.some((row) => row.user === 'worker@test')) throw new Error('the employee is not in the report yet');
+        return r;
+      }, 20_000);
+      expect(JSON.stringify(report.organizations)).toContain('acme');
+    } finally {
+      await manager.close();
+    }
+    expect(await undeliberateViolations(mark)).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import * as contracts from '@studium/contracts';
 import { describe, expect, it } from 'vitest';
-import { REQUESTS } from '../scripts/nats-auth.ts';
+import { CONSUMERS, REQUESTS } from '../scripts/nats-auth.ts';
 import { natsConfigFiles } from '../scripts/nats-config.ts';
 
 const root = resolve(import.meta.dirname, '..');
@@ -63,6 +63,50 @@ describe('NATS permissions', () => {
       .flatMap((service) => sources(resolve(root, 'services', service, 'src')))
       .filter((file) => /\bcreateInbox\(/.test(readFileSync(file, 'utf8')));
     expect(offenders.map((f) => f.slice(root.length + 1))).toEqual([]);
+  });
+
+  it('let each service read the events stream only through the durables its code consumes with', () => {
+    // Every startEventConsumer of a service's code: its durable (a constant of the file) and the
+    // events of its `on`; reporting's read models (one durable, filters in the body) by its name.
+    const found: Record<string, Array<{ durable: string; events: string[] | 'body-filtered' }>> = {};
+    const add = (service: string, durable: string, events: string[] | 'body-filtered') => {
+      found[service] = [...(found[service] ?? []), { durable, events }];
+    };
+    for (const service of readdirSync(resolve(root, 'services'))) {
+      for (const file of sources(resolve(root, 'services', service, 'src'))) {
+        const text = readFileSync(file, 'utf8');
+        const constant = (name: string) => new RegExp(`export const ${name} = '([^']+)'`).exec(text)?.[1] ?? name;
+        for (const m of text.matchAll(
+          /startEventConsumer\(\{[\s\S]*?durable: ([A-Z_]+),[\s\S]*?\bon: \{([\s\S]*?)\n {4}\},/g,
+        )) {
+          const keys = [...(m[2] as string).matchAll(/^\s+(?:async )?'([a-z-]+\.[a-z_]+)'/gm)].map(
+            (k) => k[1] as string,
+          );
+          add(service, constant(m[1] as string), keys.sort());
+        }
+        // The access projection (libs/platform/src/access-projection.ts) reads enrollment's access documents.
+        for (const m of text.matchAll(/new AccessProjection\(\{[\s\S]*?durable: ([A-Z_]+),/g)) {
+          add(service, constant(m[1] as string), ['enrollment.access_changed']);
+        }
+        for (const m of text.matchAll(/ensureConsumer\(\s*jsm,\s*[\w.]+,\s*([A-Z_]+),/g)) {
+          add(service, constant(m[1] as string), 'body-filtered');
+        }
+      }
+    }
+    const table = Object.fromEntries(
+      Object.entries(CONSUMERS).map(([user, list]) => [
+        user,
+        (list ?? []).map((c) => ({
+          durable: c.durable,
+          events: c.events === 'body-filtered' ? c.events : [...c.events].sort(),
+        })),
+      ]),
+    );
+    const sorted = (o: typeof found) =>
+      Object.fromEntries(
+        Object.entries(o).map(([k, v]) => [k, [...v].sort((a, b) => a.durable.localeCompare(b.durable))]),
+      );
+    expect(sorted(table)).toEqual(sorted(found));
   });
 
   it('are written to deploy/ and k8s/ as generated (npm run nats:config)', () => {

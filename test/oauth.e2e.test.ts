@@ -7,7 +7,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storedId } from '../services/edge/src/oauth/adapter.ts';
 import { connectAgent, data, type ToolResult } from './support/clients.ts';
-import { freePort, launchChromium, MemoryProvider, pkce, signInWithBrowser, startCallback } from './support/oauth.ts';
+import { launchChromium, MemoryProvider, onFreePort, pkce, signInWithBrowser, startCallback } from './support/oauth.ts';
 import { startEdge, startEnrollment } from './support/stack.ts';
 
 let env: TestEnv;
@@ -20,13 +20,14 @@ const PASSWORD = 'верный-пароль-42';
 beforeAll(async () => {
   env = await createTestEnv('oauth');
   enrollment = await startEnrollment(env);
-  const port = await freePort();
-  edge = await startEdge(env, {
-    PORT: String(port),
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
-    OAUTH_REDIRECTS: 'loopback,private-use,https://assistant.example/cb',
-    LOGIN_ATTEMPTS_PER_MINUTE: '3',
-  });
+  edge = await onFreePort((port) =>
+    startEdge(env, {
+      PORT: String(port),
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
+      OAUTH_REDIRECTS: 'loopback,private-use,https://assistant.example/cb',
+      LOGIN_ATTEMPTS_PER_MINUTE: '3',
+    }),
+  );
   const a = enrollment.admin;
   await a.upsertUser('anna@test', 'Анна Ученица', ['Student']);
   await a.setPassword('anna@test', PASSWORD);
@@ -175,8 +176,8 @@ async function refusedSoon(token: string): Promise<number> {
 describe('keys, clients and tokens are shared by replicas and survive restarts', () => {
   it('a second edge on the same database (a replica, or the first one restarted) accepts the token and refreshes it, and the first accepts what it issued', async () => {
     const token = sdkTokens?.access_token as string;
-    const port = await freePort();
-    const replica = await startEdge(env, { PORT: String(port), PUBLIC_URL: edge.url });
+    const replica = await startEdge(env, { PORT: '0', PUBLIC_URL: edge.url });
+    const port = new URL(replica.url).port;
     try {
       const call = await fetch(`http://127.0.0.1:${port}/mcp`, {
         method: 'POST',
@@ -378,7 +379,7 @@ describe('sign-out', () => {
 });
 
 describe('sign-in limits', () => {
-  it('refuses sign-in after too many attempts for one login, even with the right password', async () => {
+  it('refuses sign-in from an address after too many failures for one login there, even with the right password', async () => {
     await enrollment.admin.upsertUser('gleb@test', 'Глеб Ученик', ['Student']);
     await enrollment.admin.setPassword('gleb@test', PASSWORD);
     const clientId = await registerClient();
@@ -433,7 +434,7 @@ function cli(args: string[], input = ''): Promise<string> {
   const root = resolve(import.meta.dirname, '..');
   return new Promise((done, fail) => {
     const child = spawn(resolve(root, 'node_modules/.bin/tsx'), [resolve(root, 'scripts/cli.ts'), ...args], {
-      env: { ...process.env, DATABASE_URL: env.databaseUrl, SUBJECT_PREFIX: env.prefix, NATS_URL: env.natsUrl },
+      env: { ...process.env, DATABASE_URL: env.databaseUrl, SUBJECT_PREFIX: env.prefix, ...env.natsEnv('operator') },
     });
     let out = '';
     let err = '';

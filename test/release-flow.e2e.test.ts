@@ -93,7 +93,7 @@ describe('announce → subscribe → release → publish → e-mail → enroll',
     const io = {
       out: (l: string) => out.push(l),
       err: (l: string) => out.push(l),
-      env: { ...process.env, SUBJECT_PREFIX: env.prefix, NATS_URL: env.natsUrl },
+      env: { ...process.env, SUBJECT_PREFIX: env.prefix, ...env.natsEnv('operator') },
     };
     const code = await releaseCli(['publish', MAP, '--attach', course, '--publisher', 'curator@test.studium'], io);
     expect(code, out.join('\n')).toBe(0);
@@ -154,7 +154,7 @@ describe('announce → subscribe → release → publish → e-mail → enroll',
       const io = {
         out: () => {},
         err: () => {},
-        env: { ...process.env, SUBJECT_PREFIX: env.prefix, NATS_URL: env.natsUrl },
+        env: { ...process.env, SUBJECT_PREFIX: env.prefix, ...env.natsEnv('operator') },
       };
       const publish = () =>
         releaseCli(['publish', join(repo, 'map'), '--attach', course, '--publisher', 'curator@test.studium'], io);

@@ -1,6 +1,9 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createTestEnv, eventually, type TestEnv } from '@studium/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, type PgBouncer, startPgBouncer } from './support/pgbouncer.ts';
+import { type PgBouncer, startPgBouncer } from './support/pgbouncer.ts';
 import { type ServiceProcess, spawnService } from './support/process.ts';
 import { startEdge } from './support/stack.ts';
 
@@ -9,6 +12,15 @@ import { startEdge } from './support/stack.ts';
 let env: TestEnv;
 let bouncer: PgBouncer | null = null;
 const processes: ServiceProcess[] = [];
+let socketDir: string | undefined;
+/** A Redis address nothing listens on: port 1 is privileged, so no test process can take it. */
+const NOBODY_REDIS = 'redis://127.0.0.1:1';
+
+/** The free port a service took for its health server (HEALTH_PORT 0), from its log. */
+async function healthPort(p: ServiceProcess): Promise<number> {
+  await p.waitFor('"msg":"health listening"');
+  return Number(/"health":(\d+),"msg":"health listening"/.exec(p.output())?.[1]);
+}
 
 beforeAll(async () => {
   env = await createTestEnv('startup');
@@ -18,12 +30,13 @@ afterAll(async () => {
   for (const p of processes) await p.kill();
   await env?.cleanup();
   await bouncer?.cleanup();
+  if (socketDir) await rm(socketDir, { recursive: true, force: true });
 }, 60_000);
 
 function enrollment(databaseUrl: string, extra: Record<string, string> = {}) {
   const p = spawnService('services/enrollment/src/main.ts', {
     DATABASE_URL: databaseUrl,
-    NATS_URL: env.natsUrl,
+    ...env.natsEnv('enrollment'),
     REDIS_URL: env.redisUrl,
     SUBJECT_PREFIX: env.prefix,
     ...extra,
@@ -39,12 +52,14 @@ const readiness = async (port: number) => {
 
 describe('starting before PostgreSQL is reachable', () => {
   it('waits, answers not ready meanwhile, and gets ready once the pooler comes up', async () => {
-    const dbPort = await freePort();
-    const health = await freePort();
-    const p = enrollment(`postgres://postgres@127.0.0.1:${dbPort}/enrollment`, {
-      HEALTH_PORT: String(health),
+    // The pooler's address is a socket in a folder of this test's own: nobody else can take it
+    // between naming it here and starting the pooler below.
+    socketDir = await mkdtemp(join(tmpdir(), 'studium-startup-sock-'));
+    const p = enrollment(`postgres://postgres@localhost/enrollment?host=${encodeURIComponent(socketDir)}&port=6432`, {
+      HEALTH_PORT: '0',
       DB_PREPARED_STATEMENTS: 'false',
     });
+    const health = await healthPort(p);
     await p.waitFor('postgres not reachable yet, waiting');
     await p.waitFor('"attempt":3');
     expect(await readiness(health)).toEqual({ status: 503, body: expect.objectContaining({ failed: ['starting'] }) });
@@ -53,7 +68,7 @@ describe('starting before PostgreSQL is reachable', () => {
       database: new URL(env.databaseUrl).pathname.slice(1),
       schemas: ['enrollment'],
       poolSize: 2,
-      port: dbPort,
+      socketDir,
     });
     // The URL names the alias, whose connections log in as the bouncer's role.
     await p.waitFor('"msg":"service started"', 60_000);
@@ -84,11 +99,8 @@ describe('a DATABASE_URL that cannot work', () => {
 
 describe('readiness tells the truth about Redis', () => {
   it('enrollment is not ready without Redis (its mail relay needs it)', async () => {
-    const health = await freePort();
-    const p = enrollment(env.databaseUrl, {
-      REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
-      HEALTH_PORT: String(health),
-    });
+    const p = enrollment(env.databaseUrl, { REDIS_URL: NOBODY_REDIS, HEALTH_PORT: '0' });
+    const health = await healthPort(p);
     await p.waitFor('"msg":"service started"', 60_000);
     const ready = await readiness(health);
     expect(ready.status).toBe(503);
@@ -96,7 +108,7 @@ describe('readiness tells the truth about Redis', () => {
   }, 90_000);
 
   it('the edge stays ready without Redis (it serves every call), and says Redis is missing', async () => {
-    const edge = await startEdge({ ...env, redisUrl: `redis://127.0.0.1:${await freePort()}` });
+    const edge = await startEdge({ ...env, redisUrl: NOBODY_REDIS });
     try {
       const res = await edge.app.inject({ method: 'GET', url: '/readyz', headers: { host: '127.0.0.1' } });
       expect(res.statusCode).toBe(200);

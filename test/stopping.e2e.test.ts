@@ -3,7 +3,6 @@ import { connect } from 'node:net';
 import { phraseFor } from '@studium/contracts';
 import { createTestEnv, eventually, type TestEnv } from '@studium/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from './support/pgbouncer.ts';
 import { type ServiceProcess, spawnService } from './support/process.ts';
 import { startEdge } from './support/stack.ts';
 
@@ -57,8 +56,9 @@ describe('an edge being stopped', () => {
 describe('the mailer with Redis unreachable', () => {
   it('exits on SIGTERM within a few seconds', async () => {
     const mailer = spawnService('services/mailer/src/main.ts', {
-      NATS_URL: env.natsUrl,
-      REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
+      ...env.natsEnv('mailer'),
+      // Nothing listens on port 1 (privileged: no test process can take it).
+      REDIS_URL: 'redis://127.0.0.1:1',
       SUBJECT_PREFIX: env.prefix,
     });
     processes.push(mailer);

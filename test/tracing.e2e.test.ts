@@ -107,7 +107,8 @@ describe('an event published in a traced call', () => {
       h.set('Nats-Msg-Id', randomUUID());
       injectTrace(h);
       const envelope = { id: randomUUID(), type: COURSE_CARD_CHANGED, occurred_at: next.at, data: next };
-      await env.nc
+      // As courses' relay publishes it, with its own NATS user.
+      await (await env.as('courses'))
         .jetstream()
         .publish(streamNames(env.prefix).subject(COURSE_CARD_CHANGED), JSON.stringify(envelope), { headers: h });
       span.end();

@@ -9,7 +9,11 @@ import { startTutorStack, tutorTurn } from './support/tutor.ts';
 let stack: Awaited<ReturnType<typeof startTutorStack>>;
 
 beforeAll(async () => {
-  stack = await startTutorStack('tutor-e2e', { lessons: { WEB_DEMO_LESSONS: '2' } });
+  // A short silence limit of the model, so a reply that stalls after one piece runs into it here.
+  stack = await startTutorStack('tutor-e2e', {
+    lessons: { WEB_DEMO_LESSONS: '2' },
+    aiChat: { AI_IDLE_TIMEOUT_MS: '2000' },
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -47,6 +51,12 @@ describe('the tutor teaches a lesson in the web chat', () => {
     expect(system).toContain('старт и разбор');
     expect(system).toContain('квиз');
     expect(system).toContain('закрытие');
+    // The lesson is named by its titles; its id is only start_lesson's argument.
+    expect(system).toContain(
+      'Ученик открыл чат для урока «Позиции и интересы» курса «Рабочие переговоры для тимлида».',
+    );
+    expect(system).not.toContain(`«${lesson}»`);
+    expect(system).toContain(`lesson="${lesson}"`);
     for (const m of req.messages.filter((m) => m.role === 'tool')) expect(m.content).not.toContain('teaching_rules');
     expect(req.tools?.map((t) => t.function.name).sort()).not.toContain('fill_document');
 
@@ -64,6 +74,10 @@ describe('the tutor teaches a lesson in the web chat', () => {
       question = answered.question;
     }
     expect(text(last.events)).toContain('урок пройден');
+    const listed = await api(`/v1/tutor/conversations`, token);
+    expect(listed.items).toMatchObject([
+      { id: conversation, lesson, lesson_title: 'Позиции и интересы', course_title: 'Рабочие переговоры для тимлида' },
+    ]);
 
     // The agent channel sees the marks, the quiz attempt used and the passed lesson.
     type Outline = {
@@ -87,6 +101,57 @@ describe('the tutor teaches a lesson in the web chat', () => {
       where a.user_id = ${'tutor-a@test.studium'}`.execute(stack.lessons.db);
     expect(attempts.rows).toEqual([{ passed: true, channel: 'web' }]);
     expect(again.teaching_rules).toContain('старт и разбор');
+  });
+});
+
+/** A GET of the tutor API with a student's token: the JSON body. */
+async function api(path: string, token: string) {
+  const res = await fetch(`${stack.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+  // biome-ignore lint/suspicious/noExplicitAny: test bodies are checked field by field
+  return (await res.json()) as any;
+}
+
+describe('replies that do not end', () => {
+  it('a reply that stalls after one piece ends in the timeout error, is kept with that note, and the model never reads it as its answer', async () => {
+    const { token } = await stack.student('tutor-stall@test.studium');
+    stack.llm.script({ chunks: ['Думаю над ответом…', ' и вот ответ.'], delayMs: 20_000 });
+    const before = stack.llm.requests.length;
+    const turn = await tutorTurn(stack.url, token, { message: 'Здравствуйте', lesson: stack.course });
+    expect(turn.events.map((e) => e.type)).toEqual(['metadata', 'content', 'error']);
+    expect(text(turn.events)).toBe('Думаю над ответом…');
+    expect(turn.events.at(-1)?.content).toMatch(/^Модель не ответила вовремя/);
+    expect(stack.llm.requests[before]?.aborted).toBe(true);
+    const id = turn.events[0]?.conversation_id as string;
+    const shown = await api(`/v1/tutor/conversations/${id}/messages`, token);
+    expect(shown.items).toEqual([
+      { role: 'user', content: 'Здравствуйте' },
+      { role: 'assistant', content: 'Думаю над ответом…', note: turn.events.at(-1)?.content },
+    ]);
+
+    // The next turn: the model sees the student's two messages and no answer of its own between them.
+    stack.llm.script({ chunks: ['Здесь. Начнём.'] });
+    const next = await tutorTurn(stack.url, token, { message: 'Вы здесь?', conversation_id: id });
+    expect(next.events.at(-1)).toMatchObject({ type: 'done' });
+    expect(stack.llm.requests.at(-1)!.body.messages.slice(1)).toEqual([
+      { role: 'user', content: 'Здравствуйте' },
+      { role: 'user', content: 'Вы здесь?' },
+    ]);
+    expect((await api(`/v1/tutor/conversations/${id}/messages`, token)).items.at(-1)).toEqual({
+      role: 'assistant',
+      content: 'Здесь. Начнём.',
+    });
+  });
+
+  it('a reply whose model fails is kept with the failure the student read; an empty one with its note alone', async () => {
+    const { token } = await stack.student('tutor-fail@test.studium');
+    stack.llm.script({ status: 503 });
+    const down = await tutorTurn(stack.url, token, { message: 'Привет', lesson: stack.course });
+    const id = down.events[0]?.conversation_id as string;
+    expect((await api(`/v1/tutor/conversations/${id}/messages`, token)).items.at(-1)).toEqual({
+      role: 'assistant',
+      content: '',
+      note: down.events.at(-1)?.content,
+    });
   });
 });
 

@@ -27,9 +27,7 @@ export const READ_ONLY_TOKEN = 'readOnlyToken';
 export const INVALID_ARGUMENTS = 'invalid_arguments';
 
 /** `space`: an organization name from whoami, or "personal". Optional everywhere it appears. */
-export const SpaceArg = z
-  .string()
-  .describe('Пространство: имя организации из whoami или personal. Необязательный; без него — выбранное учеником.');
+export const SpaceArg = z.string().describe('Организация из whoami или personal; без него — выбранное учеником.');
 
 /** An identifier of a course, lesson, session or attempt, as returned by earlier calls. */
 export const Id = z.string();

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AccessChanged } from './access/projection.ts';
 import { Timestamp } from './common.ts';
 import type { ServiceName } from './tool.ts';
 
@@ -200,7 +201,10 @@ export const SessionStarted = z.looseObject({
 });
 export type SessionStarted = z.infer<typeof SessionStarted>;
 
-/** An item of a lesson was marked (mark_goal); the evidence stays in lessons. */
+/**
+ * An item of a lesson was marked (mark_goal); the evidence stays in lessons. One mark_goal emits
+ * this one event, also when the mark covers the lesson (`lesson_covered`).
+ */
 export const GoalMarked = z.looseObject({
   ...LessonEventBase,
   objective: z.string(),
@@ -208,12 +212,33 @@ export const GoalMarked = z.looseObject({
   status: z.string(),
   /** The objective's status after the mark (not_started, touched, covered). */
   objective_status: z.string(),
+  /**
+   * This mark closed the lesson's last required item: the run became covered (at this event's
+   * `at`). Until issue 32.4 that was a second event, `lesson_covered`; absent in those older events.
+   */
+  lesson_covered: z.boolean().optional(),
 });
 export type GoalMarked = z.infer<typeof GoalMarked>;
 
-/** Every required item of a lesson is closed (the lesson run became covered). */
+/**
+ * Every required item of a lesson is closed (the lesson run became covered). No longer emitted:
+ * goal_marked carries it as `lesson_covered` (issue 32.4). It stays in the catalog, and its
+ * consumers keep applying it, while the stream (and a rebuild's replay) still holds older ones.
+ */
 export const LessonCovered = z.looseObject({ ...LessonEventBase });
 export type LessonCovered = z.infer<typeof LessonCovered>;
+
+/**
+ * The verdict of a finished quiz attempt (what quiz_attempt_finished says besides the place), as
+ * lesson_passed and lesson_failed carry it when that verdict is what passed or failed the lesson.
+ */
+export const QuizVerdict = z.looseObject({
+  attempt: z.string(),
+  number: z.number().int(),
+  score: z.number(),
+  passed: z.boolean(),
+});
+export type QuizVerdict = z.infer<typeof QuizVerdict>;
 
 /**
  * A lesson was passed (a passed quiz or complete_lesson); `late` — after the enrollment's deadline.
@@ -232,10 +257,54 @@ export const LessonPassed = z.looseObject({
   lessons_total: z.number().int(),
   /** Every lesson of the course is passed. */
   course_completed: z.boolean(),
+  /** The student's full name as lessons knows it (homework's review queue shows it); optional for older events. */
+  user_name: z.string().optional(),
+  /**
+   * Keys of the lessons of the active release the student can no longer pass (a required quiz
+   * with no attempt left), in course order; absent in events written before they were reported.
+   */
+  failed_lessons: z.array(z.string()).optional(),
+  /** Every lesson is passed or failed: nothing is left to study in the course (program order). */
+  course_finished: z.boolean().optional(),
+  /**
+   * The attempt whose answer passed the lesson (`via` quiz), finished at this event's `at`: that
+   * answer emits this one event, no quiz_attempt_finished (issue 32.4). Absent for
+   * complete_lesson and in older events, which came after a quiz_attempt_finished of their own.
+   */
+  quiz_attempt: QuizVerdict.optional(),
 });
 export type LessonPassed = z.infer<typeof LessonPassed>;
 
-/** A quiz attempt ended with a verdict. */
+/**
+ * A lesson can no longer be passed: the last attempt of its required quiz failed (spec: «попытки
+ * кончились — пересдачи не будет»). Carries the course's progress as lesson_passed does, so
+ * enrollment and reporting learn that a course is finished (docs/decisions.md, the failed lesson).
+ */
+export const LessonFailed = z.looseObject({
+  ...LessonEventBase,
+  release: z.string(),
+  version: z.number().int(),
+  attempts_used: z.number().int(),
+  lessons_passed: z.number().int(),
+  passed_lessons: z.array(z.string()),
+  failed_lessons: z.array(z.string()),
+  lessons_total: z.number().int(),
+  /** Every other lesson is passed or failed too: nothing is left to study in the course. */
+  course_finished: z.boolean(),
+  /**
+   * The last attempt, whose answer failed the lesson, finished at this event's `at`: that answer
+   * emits this one event, no quiz_attempt_finished (issue 32.4). Absent in older events, which
+   * came after a quiz_attempt_finished of their own.
+   */
+  quiz_attempt: QuizVerdict.optional(),
+});
+export type LessonFailed = z.infer<typeof LessonFailed>;
+
+/**
+ * A quiz attempt ended with a verdict that neither passed nor failed the lesson (an attempt left,
+ * an optional quiz, a lesson passed before). A verdict that did is carried by lesson_passed or
+ * lesson_failed (`quiz_attempt`) instead, since issue 32.4: one event per answer.
+ */
 export const QuizAttemptFinished = z.looseObject({
   ...LessonEventBase,
   attempt: z.string(),
@@ -353,6 +422,8 @@ export const ORGANIZATION_CHANGED = 'evt.enrollment.organization_changed';
 export const MEMBERSHIP_CHANGED = 'evt.enrollment.membership_changed';
 /** Subject of enrollment.assignment_changed. */
 export const ASSIGNMENT_CHANGED = 'evt.enrollment.assignment_changed';
+/** Subject of enrollment.access_changed (contracts `access/projection.ts`). */
+export const ACCESS_CHANGED = 'evt.enrollment.access_changed';
 
 /** A user's name changed (user_created carries the first one). State transfer: the newest `at` wins. */
 export const UserUpdated = z.looseObject({
@@ -414,10 +485,12 @@ export const events = {
   'enrollment.organization_changed': defineEvent('enrollment', 'organization_changed', OrganizationChanged),
   'enrollment.membership_changed': defineEvent('enrollment', 'membership_changed', MembershipChanged),
   'enrollment.assignment_changed': defineEvent('enrollment', 'assignment_changed', AssignmentChanged),
+  'enrollment.access_changed': defineEvent('enrollment', 'access_changed', AccessChanged),
   'lessons.session_started': defineEvent('lessons', 'session_started', SessionStarted),
   'lessons.goal_marked': defineEvent('lessons', 'goal_marked', GoalMarked),
   'lessons.lesson_covered': defineEvent('lessons', 'lesson_covered', LessonCovered),
   'lessons.lesson_passed': defineEvent('lessons', 'lesson_passed', LessonPassed),
+  'lessons.lesson_failed': defineEvent('lessons', 'lesson_failed', LessonFailed),
   'lessons.quiz_attempt_finished': defineEvent('lessons', 'quiz_attempt_finished', QuizAttemptFinished),
   'lessons.quiz_attempt_cancelled': defineEvent('lessons', 'quiz_attempt_cancelled', QuizAttemptCancelled),
   'homework.assigned': defineEvent('homework', 'assigned', HomeworkChanged),

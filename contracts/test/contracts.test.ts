@@ -121,13 +121,33 @@ describe('tool catalog', () => {
     }
   });
 
-  it('describes every input parameter in Russian', () => {
+  // Spec 000 makes every parameter part of the contract. A parameter's own description is dropped
+  // where the tool's description already says what it is (issue 31: tools/list is read into every
+  // conversation), so each one is explained in one of the two places.
+  it('explains every input parameter, in Russian: in its own description or by name in the tool’s', () => {
     for (const t of all) {
       const json = z.toJSONSchema(t.input, { io: 'input' }) as {
         properties?: Record<string, { description?: string }>;
       };
       for (const param of Object.keys(t.input.shape)) {
-        expect(json.properties?.[param]?.description ?? '', `${t.name}.${param}`).toMatch(/[А-Яа-яЁё]/);
+        const own = json.properties?.[param]?.description ?? '';
+        const named = new RegExp(`(^|[^a-z_])${param}([^a-z_]|$)`).test(t.description);
+        expect(/[А-Яа-яЁё]/.test(own) || named, `${t.name}.${param}`).toBe(true);
+      }
+    }
+  });
+
+  it('does not repeat the required flag in words: the schema’s required list carries it', () => {
+    for (const t of all) {
+      const json = z.toJSONSchema(t.input, { io: 'input' }) as {
+        properties?: Record<string, { description?: string }>;
+        required?: string[];
+      };
+      for (const [param, schema] of Object.entries(json.properties ?? {})) {
+        // The one exception: a parameter the spec requires whose absence the service refuses with
+        // its own code, so the schema cannot require it (OWN_CODE_WHEN_MISSING).
+        const words = /Обязательный|Необязательный/.test(schema.description ?? '');
+        expect(words, `${t.name}.${param}`).toBe(OWN_CODE_WHEN_MISSING[t.name] === param);
       }
     }
   });

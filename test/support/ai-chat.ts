@@ -18,7 +18,8 @@ export async function startAiChat(env: TestEnv, overrides: Record<string, string
     AI_MAX_RETRIES: '0',
     ...overrides,
   });
-  const start = () => createApp({ bus: env.bus, nc: env.nc, database, log: env.log, config });
+  const { nc, bus } = await env.serviceBus('ai-chat', { log: env.log });
+  const start = () => createApp({ bus, nc, database, log: env.log, config });
   return Object.assign(await controlled<AiChatApp>(start, database), { database, db: database.db });
 }
 

@@ -1,6 +1,6 @@
 import { announce_course, create_course, type Principal, publish_course, type Release } from '@studium/contracts';
-import { createBus, migrate, openDatabase, PLATFORM_MIGRATIONS } from '@studium/platform';
-import { eventually, SERVICE_TRUST, type TestEnv } from '@studium/testing';
+import { migrate, openDatabase, PLATFORM_MIGRATIONS } from '@studium/platform';
+import { eventually, type TestEnv } from '@studium/testing';
 import type { Kysely } from 'kysely';
 import { CoursesAdmin } from '../../services/courses/src/admin.ts';
 import { MIGRATIONS as COURSES_MIGRATIONS, createApp as createCourses } from '../../services/courses/src/app.ts';
@@ -14,8 +14,8 @@ import { controlled } from './stack.ts';
 export async function startCourses(env: TestEnv) {
   const database = openDatabase<CoursesDb>(env.databaseUrl, 'courses', 4);
   await migrate(database.pool, 'courses', [PLATFORM_MIGRATIONS, COURSES_MIGRATIONS]);
-  const bus = createBus(env.nc, { prefix: env.prefix, timeoutMs: 3000, log: env.log, trust: SERVICE_TRUST });
-  const start = () => createCourses({ bus, nc: env.nc, database, log: env.log, config: {} as never });
+  const { nc, bus } = await env.serviceBus('courses', { timeoutMs: 3000, log: env.log });
+  const start = () => createCourses({ bus, nc, database, log: env.log, config: {} as never });
   const admin = new CoursesAdmin(database.db);
   return Object.assign(await controlled(start, database), { database, admin });
 }

@@ -1,5 +1,5 @@
-import { createBus, migrate, openDatabase, PLATFORM_MIGRATIONS } from '@studium/platform';
-import { SERVICE_TRUST, type TestEnv } from '@studium/testing';
+import { migrate, openDatabase, PLATFORM_MIGRATIONS } from '@studium/platform';
+import type { TestEnv } from '@studium/testing';
 import { KnowledgeAdmin } from '../../services/knowledge/src/admin.ts';
 import {
   createApp as createKnowledge,
@@ -14,9 +14,9 @@ import { controlled } from './stack.ts';
 export async function startKnowledge(env: TestEnv, overrides: Record<string, string> = {}) {
   const database = openDatabase<KnowledgeDb>(env.databaseUrl, 'knowledge', 6);
   await migrate(database.pool, 'knowledge', [PLATFORM_MIGRATIONS, KNOWLEDGE_MIGRATIONS]);
-  const bus = createBus(env.nc, { prefix: env.prefix, timeoutMs: 5000, log: env.log, trust: SERVICE_TRUST });
+  const { nc, bus } = await env.serviceBus('knowledge', { timeoutMs: 5000, log: env.log });
   const config = KnowledgeConfig.parse({ SUBJECT_PREFIX: env.prefix, MEMBERSHIP_TTL_MS: '0', ...overrides });
-  const start = () => createKnowledge({ bus, nc: env.nc, database, log: env.log, config });
+  const start = () => createKnowledge({ bus, nc, database, log: env.log, config });
   const service = await controlled<KnowledgeApp>(start, database);
   const admin = new KnowledgeAdmin(database.db, service.app.kb.ts, env.log);
   return Object.assign(service, { database, db: database.db, admin });

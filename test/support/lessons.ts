@@ -2,9 +2,9 @@ import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type Principal, publish_course, type Reply } from '@studium/contracts';
-import { type Bus, createBus, migrate, openDatabase, PLATFORM_MIGRATIONS } from '@studium/platform';
+import { type Bus, migrate, openDatabase, PLATFORM_MIGRATIONS } from '@studium/platform';
 import { buildFromDir, publishBuilt } from '@studium/release';
-import { SERVICE_TRUST, type TestEnv } from '@studium/testing';
+import type { TestEnv } from '@studium/testing';
 import {
   createApp as createLessons,
   MIGRATIONS as LESSONS_MIGRATIONS,
@@ -16,11 +16,12 @@ import { controlled } from './stack.ts';
 
 /** The real lessons service, started in this process against the test's NATS prefix and database. */
 export async function startLessons(env: TestEnv, overrides: Record<string, string> = {}) {
-  const database = openDatabase<LessonsDb>(env.databaseUrl, 'lessons', 8);
+  // DB_POOL_MAX as the service reads it (default here 8).
+  const database = openDatabase<LessonsDb>(env.databaseUrl, 'lessons', Number(overrides.DB_POOL_MAX ?? 8));
   await migrate(database.pool, 'lessons', [PLATFORM_MIGRATIONS, LESSONS_MIGRATIONS]);
-  const bus = createBus(env.nc, { prefix: env.prefix, timeoutMs: 3000, log: env.log, trust: SERVICE_TRUST });
+  const { nc, bus } = await env.serviceBus('lessons', { timeoutMs: 3000, log: env.log });
   const config = LessonsConfig.parse({ SUBJECT_PREFIX: env.prefix, CONTEXT_TIMEOUT_MS: '300', ...overrides });
-  const start = () => createLessons({ bus, nc: env.nc, database, log: env.log, config });
+  const start = () => createLessons({ bus, nc, database, log: env.log, config });
   return Object.assign(await controlled<LessonsApp>(start, database), { database, db: database.db });
 }
 

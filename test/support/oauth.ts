@@ -5,6 +5,20 @@ import type { OAuthClientProvider } from '@modelcontextprotocol/client';
 import type { Browser, Page } from 'playwright-core';
 
 /** A free local TCP port (the edge's issuer URL must be known before it starts). */
+/**
+ * Runs `start` on a free port, and again on another when the port was taken between choosing it
+ * and listening (EADDRINUSE): for a server whose own address must be known before it listens.
+ */
+export async function onFreePort<T>(start: (port: number) => Promise<T>, attempts = 5): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start(await freePort());
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= attempts) throw err;
+    }
+  }
+}
+
 export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

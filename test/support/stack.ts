@@ -8,7 +8,7 @@ import {
   PLATFORM_MIGRATIONS,
   principalSigner,
 } from '@studium/platform';
-import { EDGE_TRUST, SERVICE_TRUST, type TestEnv } from '@studium/testing';
+import { EDGE_TRUST, type TestEnv } from '@studium/testing';
 import { Redis } from 'ioredis';
 import { buildApp } from '../../services/edge/src/app.ts';
 import type { EdgeDb } from '../../services/edge/src/audit.ts';
@@ -58,7 +58,7 @@ export async function controlled<A extends App>(start: () => Promise<A>, databas
 export async function startEnrollment(env: TestEnv, overrides: Record<string, string> = {}) {
   const database = openDatabase<EnrollmentDb>(env.databaseUrl, 'enrollment', 6);
   await migrate(database.pool, 'enrollment', [PLATFORM_MIGRATIONS, ENROLLMENT_MIGRATIONS]);
-  const bus = createBus(env.nc, { prefix: env.prefix, timeoutMs: 3000, log: env.log, trust: SERVICE_TRUST });
+  const { nc, bus } = await env.serviceBus('enrollment', { timeoutMs: 3000, log: env.log });
   const config = EnrollmentConfig.parse({
     SUBJECT_PREFIX: env.prefix,
     REDIS_URL: env.redisUrl,
@@ -66,8 +66,8 @@ export async function startEnrollment(env: TestEnv, overrides: Record<string, st
     MAIL_RELAY_INTERVAL_MS: '200',
     ...overrides,
   });
-  const start = () => createEnrollment({ bus, nc: env.nc, database, log: env.log, config });
-  const admin = new EnrollmentAdmin(database.db, { nc: env.nc, prefix: env.prefix });
+  const start = () => createEnrollment({ bus, nc, database, log: env.log, config });
+  const admin = new EnrollmentAdmin(database.db, { nc, prefix: env.prefix });
   return Object.assign(await controlled<EnrollmentApp>(start, database), { database, db: database.db, admin });
 }
 
@@ -87,16 +87,27 @@ export async function startEdge(env: TestEnv, overrides: Record<string, string> 
   await migrate(database.pool, 'edge', [EDGE_MIGRATIONS]);
   const redis = new Redis(env.redisUrl, { maxRetriesPerRequest: 1 });
   redis.on('error', () => {});
-  const bus = createBus(env.nc, {
+  // The edge's own connection as its NATS user.
+  const bus = createBus(await env.connectAs('edge'), {
     prefix: env.prefix,
     timeoutMs: config.REQUEST_TIMEOUT_MS,
     log: env.log,
     readAttemptTimeoutMs: config.READ_ATTEMPT_TIMEOUT_MS,
     // An override of the key plays an edge whose key the services do not know.
-    trust: overrides.EDGE_SIGNING_KEY ? { signer: principalSigner(overrides.EDGE_SIGNING_KEY) } : EDGE_TRUST,
+    trust: overrides.EDGE_SIGNING_KEY
+      ? { signer: principalSigner(overrides.EDGE_SIGNING_KEY), replyVerifier: EDGE_TRUST.replyVerifier }
+      : EDGE_TRUST,
   });
   const app = await buildApp({ bus, db: database.db, redis, log, config });
-  await app.listen({ host: '127.0.0.1', port: config.PORT });
+  try {
+    await app.listen({ host: '127.0.0.1', port: config.PORT });
+  } catch (err) {
+    // A port taken meanwhile (EADDRINUSE): let go of everything before the caller tries another.
+    await app.close();
+    redis.disconnect();
+    await database.close();
+    throw err;
+  }
   const port = (app.server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}`,

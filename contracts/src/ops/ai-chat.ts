@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { defineOperation } from '../tool.ts';
 
+/**
+ * Where the caller listens for a streamed answer's frames: `[<prefix>.]edge.frames.<token>`, a
+ * subject used once (see `onceSubject` in the platform). ai-chat may publish nowhere else.
+ */
+export const FrameSubject = z.string().regex(/^(?:[A-Za-z0-9_-]+\.)*edge\.frames\.[A-Za-z0-9_-]{22}$/);
+
 /** Spec 001: a message is 1–8000 characters. */
 export const CHAT_MESSAGE_MAX = 8000;
 /** Spec 001: a thread's title is the start of its first message, up to 80 characters. */
@@ -97,7 +103,7 @@ export const chatModelStatus = defineOperation({
  */
 export const chatStartAnswer = defineOperation({
   subject: 'ai-chat.start_answer',
-  input: z.object({ message: z.string(), thread_id: z.string().nullable(), inbox: z.string() }),
+  input: z.object({ message: z.string(), thread_id: z.string().nullable(), inbox: FrameSubject }),
   output: z.object({ thread_id: z.string(), message_id: z.string(), control: z.string() }),
 });
 

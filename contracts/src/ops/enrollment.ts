@@ -5,6 +5,7 @@ import { defineOperation } from '../tool.ts';
 /** Resolves a bearer token to its principal (edge → enrollment); refusal `token_invalid` when unknown, expired or revoked. */
 export const resolveToken = defineOperation({
   subject: 'enrollment.resolve_token',
+  signedReply: true,
   input: z.object({ token: z.string() }),
   output: z.object({
     principal: Principal,
@@ -79,6 +80,7 @@ export function decodePrincipalChanged(data: Uint8Array): PrincipalChanged | nul
  */
 export const verifyPassword = defineOperation({
   subject: 'enrollment.verify_password',
+  signedReply: true,
   input: z.object({ login: z.string().max(320), password: z.string().max(200) }),
   output: z.object({ user: z.string(), full_name: z.string() }),
 });
@@ -90,6 +92,7 @@ export const verifyPassword = defineOperation({
  */
 export const resolveUser = defineOperation({
   subject: 'enrollment.resolve_user',
+  signedReply: true,
   input: z.object({ user: z.string(), scope: z.enum(['read', 'write']), issued_at: z.number() }),
   output: z.object({ principal: Principal, expires_at: z.string().nullable() }),
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineOperation } from '../tool.ts';
 import { BlockRef, StudentReportView } from '../tools/shapes.ts';
-import { PreviousHomework } from '../tools/student/start-lesson.ts';
+import { PreviousHomework, ReturnedHomework } from '../tools/student/start-lesson.ts';
 
 /**
  * What start_lesson asks the other contexts for, in parallel and each optional: a context that
@@ -37,7 +37,27 @@ export const homeworkLessonContext = defineOperation({
   output: z.object({
     artifact_blocks: z.array(LessonArtifactBlock),
     previous_homework: PreviousHomework.nullable(),
+    /** Other homework of the student's returned for rework in the space (absent from older replicas). */
+    returned_homework: z.array(ReturnedHomework).optional(),
   }),
+});
+
+/** How many returned homework items start_lesson and nothing_to_study carry at most. */
+export const RETURNED_HOMEWORK_LIMIT = 3;
+
+/**
+ * start_lesson's nothing_to_study → homework: the student's homework returned for rework
+ * (status Returned) in the given spaces, of one course or of all, recent first, at most `limit`.
+ */
+export const homeworkReturned = defineOperation({
+  subject: 'homework.returned_homework',
+  input: z.object({
+    user: z.string(),
+    spaces: z.array(z.string()).max(100),
+    course: z.string().nullable(),
+    limit: z.number().int().min(1).max(10),
+  }),
+  output: z.object({ items: z.array(ReturnedHomework) }),
 });
 
 /** complete_lesson (and the quiz's last answer) → homework: this lesson's document sections still empty in the space. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineOperation } from '../tool.ts';
-import { CHAT_PAGE_SIZE } from './ai-chat.ts';
+import { CHAT_PAGE_SIZE, FrameSubject } from './ai-chat.ts';
 
 /**
  * The platform's own tutor (issue 23): lessons in the web chat for students without an assistant.
@@ -45,12 +45,22 @@ export const TUTOR_REFUSAL_STATUS = {
 export const TutorToolCall = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
 export type TutorToolCall = z.infer<typeof TutorToolCall>;
 
-/** A conversation: one lesson (course id or lesson id as the page opened it) and the session it runs in. */
+/** Longest course or lesson title a conversation keeps (characters). */
+export const TUTOR_TITLE_MAX = 300;
+
+/**
+ * A conversation: one lesson (course id or lesson id as the page opened it) and the session it
+ * runs in. It is listed by `course_title` and `lesson_title` (null while unknown: an earlier
+ * conversation, or a course whose first lesson has not started); `title` is the start of the
+ * first message, for when neither is known.
+ */
 export const TutorConversation = z.object({
   id: z.string(),
   lesson: z.string(),
   session: z.string().nullable(),
   title: z.string(),
+  course_title: z.string().nullable(),
+  lesson_title: z.string().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -63,6 +73,8 @@ export const TutorMessage = z.object({
   content: z.string(),
   /** For role tool: which tool answered (the page draws choose and quiz cards again). */
   tool: z.string().nullable(),
+  /** For role assistant: why the reply did not end (stopped, the model's failure), as the student was told; null when it ended. */
+  note: z.string().nullable(),
 });
 export type TutorMessage = z.infer<typeof TutorMessage>;
 
@@ -84,7 +96,14 @@ export const tutorStartTurn = defineOperation({
     message: z.string(),
     conversation_id: z.string().nullable(),
     lesson: z.string().max(200).nullable(),
-    inbox: z.string(),
+    /** For a new conversation: the titles of its course and lesson as the edge read them for the student (null when unknown). */
+    titles: z
+      .object({
+        course: z.string().max(TUTOR_TITLE_MAX).nullable(),
+        lesson: z.string().max(TUTOR_TITLE_MAX).nullable(),
+      })
+      .optional(),
+    inbox: FrameSubject,
   }),
   output: z.object({ conversation_id: z.string(), control: z.string() }),
 });

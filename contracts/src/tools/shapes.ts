@@ -106,9 +106,7 @@ export const ReportNumber = z.number().int();
 /** `space` of a course tool: defaults to the space of the started session on the course. */
 export const CourseSpaceArg = z
   .string()
-  .describe(
-    'Пространство: имя организации из whoami или personal. Необязательный; без него — пространство начатого занятия по курсу, иначе выбранное учеником.',
-  );
+  .describe('Организация из whoami или personal; без него — пространство начатого занятия по курсу, иначе выбранное.');
 
 /** A reference to a course: id and title. */
 export const CourseRef = z.looseObject({ course: z.string(), title: z.string() });

@@ -1,5 +1,6 @@
 import type { Principal } from '@studium/contracts';
 import type { PrincipalSigner, PrincipalVerifier, SignedPrincipal, TokenRefusal } from './principal-token.ts';
+import type { ReplySigner, ReplyVerifier } from './reply-signature.ts';
 
 /**
  * Principals this process received and verified, by object: `request` forwards the token of a
@@ -31,6 +32,10 @@ export interface BusTrust {
   signer?: PrincipalSigner;
   /** The edge's public key(s): every served request that carries a principal is checked with it. */
   verifier?: PrincipalVerifier;
+  /** This service's reply key (enrollment's): signs the replies of `signedReply` operations it serves. */
+  replySigner?: ReplySigner;
+  /** The answering service's public key(s) (the edge's copy of enrollment's): checks those replies. */
+  replyVerifier?: ReplyVerifier;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { context, trace } from '@opentelemetry/api';
+import { trace } from '@opentelemetry/api';
 import type { Operation, Principal, Reply, ServiceName, ToolContract } from '@studium/contracts';
 import {
   ErrorCode,
@@ -16,8 +16,10 @@ import { ConcurrencyLimit } from './limiter.ts';
 import type { Logger } from './log.ts';
 import { type PlatformMetrics, platformMetrics } from './metrics.ts';
 import { PRINCIPAL_HEADER } from './principal-token.ts';
+import { unpredictableToken } from './random-tokens.ts';
 import type { ReplyCache } from './reply-cache.ts';
-import { extractTrace, failSpan, injectTrace, recording, SpanKind, tracer } from './tracing.ts';
+import { REPLY_NONCE, REPLY_NONCE_HEADER, REPLY_SIGNATURE_HEADER } from './reply-signature.ts';
+import { failSpan, injectTrace, recording, SpanKind, tracer, tracingExported, withTraceOf } from './tracing.ts';
 
 /**
  * Header with the caller's deadline (epoch milliseconds): when the caller stops waiting. The
@@ -27,7 +29,7 @@ import { extractTrace, failSpan, injectTrace, recording, SpanKind, tracer } from
 export const DEADLINE_HEADER = 'Studium-Deadline';
 
 /** Anything the bus can carry: a tool contract or an internal operation. */
-type Contract = Pick<ToolContract | Operation, 'subject' | 'input' | 'output'>;
+type Contract = Pick<ToolContract | Operation, 'subject' | 'input' | 'output'> & { signedReply?: true };
 type In<C extends Contract> = z.infer<C['input']>;
 type Out<C extends Contract> = z.infer<C['output']>;
 
@@ -172,6 +174,8 @@ export interface BusStats {
   expired: number;
   /** Requests this bus's services refused because their principal was unsigned, forged or expired. */
   violations: number;
+  /** Replies this bus refused because their signature did not verify (see `signedReply`). */
+  forgedReplies: number;
 }
 
 export interface Bus {
@@ -230,10 +234,15 @@ interface Incoming {
   token: string;
   /** The caller's deadline (epoch ms), or null. */
   deadline: number | null;
+  /** The REPLY_NONCE_HEADER the caller sent, or '' (needed for a `signedReply` operation). */
+  nonce: string;
 }
 
-/** How a served request ends: a reply's bytes, or an error status (a NATS service error on the wire). */
-type Outcome = { data: Uint8Array } | { status: number; message: string };
+/**
+ * How a served request ends: a reply's bytes (with their signature for a `signedReply`
+ * operation), or an error status (a NATS service error on the wire).
+ */
+type Outcome = { data: Uint8Array; signature?: string } | { status: number; message: string };
 
 /**
  * Endpoints served in this process by buses with `local` on, by wire subject (the prefix included).
@@ -253,15 +262,21 @@ const MIN_RETRY_MS = 50;
 /** Creates the typed request/reply bus over one NATS connection. */
 export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
   const subject = (s: string) => (opts.prefix ? `${opts.prefix}.${s}` : s);
-  const stats: BusStats = { retries: 0, overloaded: 0, expired: 0, violations: 0 };
+  const stats: BusStats = { retries: 0, overloaded: 0, expired: 0, violations: 0, forgedReplies: 0 };
   const verifier = opts.trust?.verifier;
   const signer = opts.trust?.signer ? new SignedTokens(opts.trust.signer) : undefined;
   const metrics: PlatformMetrics | null = opts.metrics ? platformMetrics(opts.metrics) : null;
   const attemptTimeoutMs = opts.readAttemptTimeoutMs ?? 1000;
 
-  const respond = (msg: ServiceMsg, data: Uint8Array) => {
+  const replySigner = opts.trust?.replySigner;
+  const replyVerifier = opts.trust?.replyVerifier;
+  const respond = (msg: ServiceMsg, data: Uint8Array, signature?: string) => {
     try {
-      msg.respond(data);
+      if (signature) {
+        const h = headers();
+        h.set(REPLY_SIGNATURE_HEADER, signature);
+        msg.respond(data, { headers: h });
+      } else msg.respond(data);
     } catch (err) {
       opts.log.warn({ err, subject: msg.subject }, 'reply not sent');
     }
@@ -282,9 +297,10 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
       data: msg.data,
       token: msg.headers?.get(PRINCIPAL_HEADER) ?? '',
       deadline: Number.isFinite(header) && header > 0 ? header : null,
+      nonce: msg.headers?.get(REPLY_NONCE_HEADER) ?? '',
     };
-    const outcome = await context.with(extractTrace(msg.headers), () => serveRequest(service, limit, ep, incoming));
-    if ('data' in outcome) respond(msg, outcome.data);
+    const outcome = await withTraceOf(msg.headers, () => serveRequest(service, limit, ep, incoming));
+    if ('data' in outcome) respond(msg, outcome.data, outcome.signature);
     else respondError(msg, outcome.status, outcome.message);
   }
 
@@ -308,15 +324,23 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
     metrics?.requestsInFlight.labels(service).inc();
     const abort = new AbortController();
     const timer = deadline === null ? undefined : setTimeout(() => abort.abort(), deadline - Date.now());
+    const began = performance.now();
+    const run = async () => {
+      try {
+        return await handle(service, ep, req, { signal: abort.signal, deadline });
+      } finally {
+        opts.log.debug({ subject: ep.contract.subject, ms: performance.now() - began }, 'request handled');
+      }
+    };
     try {
-      // The caller's trace context is the active one (extracted from the headers, or the local caller's own).
+      // The caller's trace context is the active one (extracted from the headers, or the local
+      // caller's own); without an exporter the request runs in it as it is, with no span of its own.
+      if (!tracingExported()) return await run();
       return await tracer.startActiveSpan(ep.contract.subject, { kind: SpanKind.SERVER }, async (span) => {
-        const began = performance.now();
         try {
-          return await handle(service, ep, req, { signal: abort.signal, deadline });
+          return await run();
         } finally {
           span.end();
-          opts.log.debug({ subject: ep.contract.subject, ms: performance.now() - began }, 'request handled');
         }
       });
     } finally {
@@ -353,6 +377,16 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
       trace.getActiveSpan()?.setAttributes({ 'studium.violation': caller.reason, 'studium.status': status });
       return { status, message: caller.reason };
     }
+    // No nonce: a requester of the previous release, which checks nothing (served unsigned, so a
+    // rolling update keeps working); a requester that checks always sends one and refuses an
+    // unsigned reply. A nonce that is not one is refused.
+    if (ep.contract.signedReply && req.nonce && !REPLY_NONCE.test(req.nonce)) {
+      return { status: 400, message: 'bad reply nonce' };
+    }
+    if (ep.contract.signedReply && !replySigner) {
+      opts.log.error({ subject: req.subject }, 'no reply key: this service cannot sign what it answers here');
+      return { status: 500, message: 'no reply key' };
+    }
     try {
       // Inside the try: a schema's own transform or refinement that throws is a 500, not a rejection.
       const parsed = ep.contract.input.safeParse(body.args ?? {});
@@ -371,7 +405,9 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
             : { ...reply.reply, etag: reply.etag }
           : reply;
       if ('error' in wire && wire.error) trace.getActiveSpan()?.setAttribute('studium.refusal', wire.error.code);
-      return { data: enc.encode(JSON.stringify(wire)) };
+      const data = enc.encode(JSON.stringify(wire));
+      if (!ep.contract.signedReply || !replySigner || !req.nonce) return { data };
+      return { data, signature: replySigner.sign(req.subject, req.nonce, data) };
     } catch (err) {
       if (err instanceof Failure) {
         trace.getActiveSpan()?.setAttribute('studium.status', err.status);
@@ -384,18 +420,42 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
     }
   }
 
-  /** One attempt on the wire; a timeout or no responders become Failures. */
+  /**
+   * One attempt on the wire; a timeout or no responders become Failures. A `signedReply`
+   * operation's attempt carries a nonce of its own, and its reply is returned only when its
+   * signature verifies for this subject and nonce (a 502 otherwise, counted and logged).
+   */
   async function attempt(
     contract: Contract,
     payload: Uint8Array,
     timeoutMs: number,
     token: string | null,
   ): Promise<{ data: Uint8Array }> {
+    if (!contract.signedReply) return attemptOnce(contract, payload, timeoutMs, token, '');
+    if (!replyVerifier) throw new Failure(500, `${contract.subject}: no key to check its signed reply`);
+    const nonce = unpredictableToken();
+    const reply = await attemptOnce(contract, payload, timeoutMs, token, nonce);
+    const wire = subject(contract.subject);
+    if (reply.signature && replyVerifier.verify(wire, nonce, reply.data, reply.signature)) return reply;
+    stats.forgedReplies++;
+    metrics?.forgedReplies.labels(contract.subject).inc();
+    opts.log.error({ subject: contract.subject }, 'reply refused: not signed by the service asked');
+    throw new Failure(502, `unsigned reply on ${contract.subject}`);
+  }
+
+  async function attemptOnce(
+    contract: Contract,
+    payload: Uint8Array,
+    timeoutMs: number,
+    token: string | null,
+    nonce: string,
+  ): Promise<{ data: Uint8Array; signature?: string }> {
     const local = opts.local ? LOCAL_ENDPOINTS.get(subject(contract.subject)) : undefined;
-    if (local) return attemptLocal(local, contract, payload, timeoutMs, token);
+    if (local) return attemptLocal(local, contract, payload, timeoutMs, token, nonce);
     const h = headers();
     h.set(DEADLINE_HEADER, String(Date.now() + timeoutMs));
     if (token) h.set(PRINCIPAL_HEADER, token);
+    if (nonce) h.set(REPLY_NONCE_HEADER, nonce);
     injectTrace(h);
     let msg: Awaited<ReturnType<NatsConnection['request']>>;
     try {
@@ -408,7 +468,7 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
     }
     const se = ServiceError.toServiceError(msg);
     if (se) throw new Failure(se.code, se.message);
-    return msg;
+    return { data: msg.data, signature: msg.headers?.get(REPLY_SIGNATURE_HEADER) || undefined };
   }
 
   /** {@link attempt} served in this process: the same outcome, and a caller that waits no longer than on the wire. */
@@ -418,13 +478,14 @@ export function createBus(nc: NatsConnection, opts: BusOptions): Bus {
     payload: Uint8Array,
     timeoutMs: number,
     token: string | null,
-  ): Promise<{ data: Uint8Array }> {
+    nonce: string,
+  ): Promise<{ data: Uint8Array; signature?: string }> {
     const wire = subject(contract.subject);
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Failure(504, `timeout on ${contract.subject}`)), timeoutMs);
     });
-    const served = serve({ subject: wire, data: payload, token: token ?? '', deadline: Date.now() + timeoutMs });
+    const served = serve({ subject: wire, data: payload, token: token ?? '', deadline: Date.now() + timeoutMs, nonce });
     // Past the timeout nobody waits for it: a late rejection must not go unhandled.
     served.catch(() => {});
     try {

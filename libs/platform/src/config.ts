@@ -34,6 +34,12 @@ export const BaseConfig = z.object({
    */
   BUS_LOCAL: envFlag(false),
   REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
+  /**
+   * `development` (npm start, tests) lets the development stand-ins in: the edge key pair in
+   * .studium/edge-keys.json, the development FILE_URL_SECRET. `production` refuses both (so does
+   * NODE_ENV=production, which the image sets); unset, the file-URL key must be strong.
+   */
+  STUDIUM_ENV: z.enum(['development', 'production']).optional(),
   /** Prefix of every subject and stream name; lets tests and several deployments share one NATS. */
   SUBJECT_PREFIX: z
     .string()
@@ -41,8 +47,17 @@ export const BaseConfig = z.object({
     .default('studium'),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /** Port of the small HTTP server with /healthz, /readyz and /metrics that non-HTTP services open. */
-  HEALTH_PORT: z.coerce.number().int().min(0).default(0),
+  /**
+   * Port of the small HTTP server with /healthz, /readyz and /metrics that non-HTTP services open;
+   * 0 takes a free port (logged as `health`); unset: no server.
+   */
+  HEALTH_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
+  /**
+   * How long a process may go without reaching what it needs (NATS, PostgreSQL, Redis: its
+   * readiness checks), at start or later, before /healthz fails and the orchestrator restarts it.
+   * k8s: the startupProbe's budget (2 s × 60).
+   */
+  STARTUP_BUDGET_MS: z.coerce.number().int().positive().default(120_000),
   /** Timeout of the first attempt of a read (idempotent) request; a second attempt gets the rest. */
   READ_ATTEMPT_TIMEOUT_MS: z.coerce.number().int().positive().default(1000),
   /** Requests one service process works on at once. */

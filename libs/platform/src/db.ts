@@ -326,6 +326,35 @@ function isNamedConfig(value: unknown): value is { name: string; text: string } 
   );
 }
 
+/** Statements this process's pools sent so far (see {@link countQueries}). */
+let queriesSent = 0;
+
+/**
+ * Statements this process sent to PostgreSQL through its pools so far, BEGIN and COMMIT included:
+ * each is one round trip (pg sends a statement's parse, bind and execute together and waits for
+ * the answer). Served on /metrics as `studium_db_queries_total`; the lesson-loop bench divides it
+ * by its calls.
+ */
+export function queriesSentSoFar(): number {
+  return queriesSent;
+}
+
+/**
+ * Counts every `query` of a pool client. Wrapped first, so it is the innermost wrapper and sees
+ * each statement that reaches pg, also the second, unnamed run of one whose prepared plan was
+ * outdated (prepareRepeated); a plain increment, so it costs nothing worth measuring.
+ */
+function countQueries(client: pg.PoolClient): void {
+  const original = client.query as (...args: unknown[]) => unknown;
+  (client as unknown as { query: (...args: unknown[]) => unknown }).query = function counted(
+    this: unknown,
+    ...args: unknown[]
+  ) {
+    queriesSent++;
+    return original.apply(this, args);
+  };
+}
+
 /** The pool LISTEN connections come from, per service pool (the direct one when configured). */
 const listenPools = new WeakMap<pg.Pool, pg.Pool>();
 
@@ -348,6 +377,7 @@ function newPool(url: string, schema: string, max: number, prepared: boolean): p
   // connection would emit an unhandled 'error' and crash the process. Its queries reject anyway.
   pool.on('connect', (client) => {
     client.on('error', () => {});
+    countQueries(client);
     if (prepared) prepareRepeated(client);
     traceQueries(client);
     watchOutbox(client, pool);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type ConsumerInfo, DeliverPolicy, type JetStreamManager, type NatsError, nanos } from 'nats';
+import { type ConsumerInfo, DeliverPolicy, ErrorCode, type JetStreamManager, type NatsError, nanos } from 'nats';
 import { durableConfig, streamNames } from './events.ts';
 
 /**
@@ -53,6 +53,8 @@ export interface Ensured {
   created: boolean;
   /** Predecessors it marked for deletion once idle ({@link RETIRED_DURABLE_IDLE_MS}). */
   retired: string[];
+  /** Predecessors it may not mark (the NATS permissions): the operator removes them. */
+  kept: string[];
 }
 
 async function info(jsm: JetStreamManager, stream: string, name: string): Promise<ConsumerInfo | null> {
@@ -116,11 +118,19 @@ export async function ensureDurable(jsm: JetStreamManager, prefix: string, plan:
     await jsm.consumers.add(names.stream, { ...config, deliver_policy, opt_start_seq, opt_start_time });
   }
   const retired: string[] = [];
+  const kept: string[] = [];
   for (const name of plan.replaces) {
     const old = await info(jsm, names.stream, name);
     if (!old || old.config.inactive_threshold) continue;
-    await jsm.consumers.update(names.stream, name, { inactive_threshold: nanos(RETIRED_DURABLE_IDLE_MS) });
-    retired.push(name);
+    try {
+      await jsm.consumers.update(names.stream, name, { inactive_threshold: nanos(RETIRED_DURABLE_IDLE_MS) });
+      retired.push(name);
+    } catch (err) {
+      // Under the deployment's NATS users a service may touch only its own durables, one per
+      // event (scripts/nats-auth.ts): a predecessor stays, unread, for the operator to delete.
+      if ((err as NatsError).code !== ErrorCode.PermissionsViolation) throw err;
+      kept.push(name);
+    }
   }
-  return { startedAfter, created: !existing, retired };
+  return { startedAfter, created: !existing, retired, kept };
 }

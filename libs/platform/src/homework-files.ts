@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { HOMEWORK_FILES_BUCKET } from '@studium/contracts';
+import { StartupRefusal } from './trust.ts';
 
 /**
  * Homework files live in one JetStream object store bucket per deployment (or test prefix). The
@@ -72,7 +73,7 @@ export function checkFileUrlSecret(secret: string | undefined, env: string | und
           ? `is weak (needs ${MIN_FILE_URL_SECRET}+ random characters)`
           : null;
   if (problem) {
-    throw new Error(
+    throw new StartupRefusal(
       `FILE_URL_SECRET ${problem}: set a long random key (the same for the edge and homework), or STUDIUM_ENV=development`,
     );
   }

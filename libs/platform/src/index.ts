@@ -1,3 +1,4 @@
+export * from './access-projection.ts';
 export * from './bus.ts';
 export * from './bus-trust.ts';
 export * from './config.ts';
@@ -15,7 +16,9 @@ export * from './nats-connect.ts';
 export * from './outbox.ts';
 export * from './principal-token.ts';
 export * from './pump.ts';
+export * from './random-tokens.ts';
 export * from './reply-cache.ts';
+export * from './reply-signature.ts';
 export * from './retention.ts';
 export * from './runtime.ts';
 export * from './startup.ts';

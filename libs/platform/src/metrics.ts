@@ -8,6 +8,8 @@ export interface PlatformMetrics {
   requestsRejected: Counter<'service' | 'reason'>;
   /** Requests a service works on now. */
   requestsInFlight: Gauge<'service'>;
+  /** Replies refused because their signature did not verify (a forged or replayed identity reply). */
+  forgedReplies: Counter<'subject'>;
   /** Events parked in a dead-letter table after their last failed attempt. */
   deadLetters: Counter<'consumer'>;
   /** Restarts of a consumer loop that ended without being stopped. */
@@ -40,6 +42,12 @@ export function platformMetrics(registry: Registry): PlatformMetrics {
       name: 'studium_bus_requests_in_flight',
       help: 'Requests a service works on now',
       labelNames: ['service'],
+      registers,
+    }),
+    forgedReplies: new Counter({
+      name: 'studium_bus_forged_replies_total',
+      help: 'Replies refused because their signature did not verify (forged or replayed identity replies)',
+      labelNames: ['subject'],
       registers,
     }),
     deadLetters: new Counter({

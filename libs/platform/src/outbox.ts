@@ -7,7 +7,7 @@ import { listenPoolOf, OUTBOX_NOTIFY_CHANNEL, onOutboxCommit } from './db.ts';
 import { type EventEnvelope, ensureStream, streamNames } from './events.ts';
 import type { Logger } from './log.ts';
 import { startPump } from './pump.ts';
-import { contextOf, failSpan, injectTrace, SpanKind, traceparent, tracer } from './tracing.ts';
+import { contextOf, failSpan, injectTrace, SpanKind, traceparent, tracer, tracingExported } from './tracing.ts';
 
 const NOTIFY_CHANNEL = OUTBOX_NOTIFY_CHANNEL;
 const enc = new TextEncoder();
@@ -95,10 +95,14 @@ export interface RelayOptions {
   listenRetryMs?: number;
   /**
    * After a commit of this process that added events, the relay runs this much later, so that the
-   * events of every commit meanwhile go out in one pass (one transaction, one socket write) instead
+   * events of every commit meanwhile go out in one pass (one claim, one socket write, one mark) instead
    * of one pass each (default 5; 0: at once).
    */
   wakeWindowMs?: number;
+  /** How long a pass waits for the acks of its batch before it gives the rows back (default {@link RELAY_PUBLISH_TIMEOUT_MS}). */
+  publishTimeoutMs?: number;
+  /** How long a claim leases its rows (default {@link RELAY_LEASE_MS}; at least twice `publishTimeoutMs`). */
+  leaseMs?: number;
 }
 
 /** A running relay: publish the outbox to JetStream until stopped. */
@@ -131,8 +135,16 @@ function discard(client: pg.PoolClient, onError: (err: Error) => void, err?: Err
   client.release(err);
 }
 
-/** The publish of an event written by a traced call, as a span of that call's trace (carried on to consumers). */
+/**
+ * The publish of an event written by a traced call, as a span of that call's trace (carried on to
+ * consumers). A relay that does not export (a process restarted without the endpoint) makes no
+ * span and passes the stored context on as it is.
+ */
 function tracedPublish<T>(subject: string, parent: string, h: MsgHdrs, send: () => Promise<T>): Promise<T> {
+  if (!tracingExported()) {
+    h.set('traceparent', parent);
+    return send();
+  }
   return tracer.startActiveSpan(`${subject} publish`, { kind: SpanKind.PRODUCER }, contextOf(parent), async (span) => {
     injectTrace(h);
     try {
@@ -146,64 +158,136 @@ function tracedPublish<T>(subject: string, parent: string, h: MsgHdrs, send: () 
   });
 }
 
+/** Rows a relay claims per statement (and publishes as one batch). */
+const BATCH = 100;
+
+/** How long a relay waits for the stream's acks of a batch before it gives the rows back (default). */
+export const RELAY_PUBLISH_TIMEOUT_MS = 5_000;
+
 /**
- * Starts the relay of one schema's outbox. Rows are taken with SKIP LOCKED, so relays of several
- * replicas share the work; each event carries its id as Nats-Msg-Id, so a row published twice
- * (a crash between publish and mark) is dropped by the stream's de-duplication.
+ * How long a claim keeps the other relays off its rows (default). The lease rule: longer than a
+ * pass can take, the publish timeout (5 s) plus the mark's wait for a connection (behind the
+ * pooler at most its query_wait_timeout, 10 s, after which the mark fails and the lease lapses
+ * anyway); and far shorter than the stream's duplicate_window (10 min, see ensureStream), so a row
+ * published again after a lapse still falls inside it and is stored once. A lease that lapses
+ * under a relay still at work costs only that second copy. It is also how long the rows of a
+ * relay killed mid-pass wait for another relay (a pass lasts milliseconds, so that is rare).
+ */
+export const RELAY_LEASE_MS = 30_000;
+
+/** `ids` as an SQL array literal (the ids are bigints read from the outbox: digits only). */
+function idList(ids: number[]): string {
+  for (const id of ids) if (!Number.isSafeInteger(id)) throw new Error(`outbox relay: unexpected id ${id}`);
+  return `'{${ids.join(',')}}'::bigint[]`;
+}
+
+/**
+ * Starts the relay of one schema's outbox. A pass holds no connection and no transaction while it
+ * publishes (a stalled NATS used to keep every relay's transaction open, and behind PgBouncer
+ * took the server connections of the whole service):
+ *
+ * 1. claim: one statement (its own short transaction) leases up to 100 unpublished, unleased rows
+ *    (`for update skip locked`, so concurrent claims of several replicas never take a row twice);
+ * 2. publish them outside any transaction, all at once, and await the acks;
+ * 3. settle: one statement marks the acknowledged rows published and gives the others back.
+ *
+ * An empty poll is the claim alone: one statement that writes nothing (no BEGIN, no COMMIT, no
+ * transaction id, no WAL). Each event carries its id as Nats-Msg-Id, so a row published twice (a
+ * crash between publish and mark, a lease that lapsed while its relay still published, a replica
+ * on the old relay) is stored once: see {@link RELAY_LEASE_MS} for why the window covers it.
  */
 export async function startRelay(opts: RelayOptions): Promise<Relay> {
   const js = opts.nc.jetstream();
-  await ensureStream(opts.nc, opts.prefix);
+  const jsm = await ensureStream(opts.nc, opts.prefix);
   const names = streamNames(opts.prefix);
+  const publishTimeoutMs = opts.publishTimeoutMs ?? RELAY_PUBLISH_TIMEOUT_MS;
+  const leaseMs = opts.leaseMs ?? RELAY_LEASE_MS;
+  if (!Number.isSafeInteger(leaseMs) || !Number.isSafeInteger(publishTimeoutMs) || leaseMs < 2 * publishTimeoutMs) {
+    throw new Error(
+      `outbox relay: a lease (${leaseMs} ms) must be at least twice the publish timeout (${publishTimeoutMs} ms)`,
+    );
+  }
+  const dedupMs = (await jsm.streams.info(names.stream)).config.duplicate_window / 1e6;
+  if (dedupMs > 0 && dedupMs < 4 * leaseMs) {
+    // The relay still works; a row published again after a lapsed lease may then be stored twice
+    // (the consumers' processed_events still apply it once).
+    opts.log.error(
+      { stream: names.stream, duplicateWindowMs: dedupMs, leaseMs },
+      'outbox relay: the stream de-duplicates over less than four leases',
+    );
+  }
+  // The relay's name on the rows it leases: its settle gives back only rows still leased by it
+  // (passes of one relay never overlap: the pump runs one at a time).
+  const owner = randomUUID();
   let stopped = false;
 
-  async function publishBatch(): Promise<number> {
-    const client = await opts.pool.connect();
-    // While checked out the client has no pool error handler: a lost connection would crash the process.
-    let lost: Error | undefined;
-    const onError = (err: Error) => {
-      lost = err;
-    };
-    client.on('error', onError);
-    try {
-      // Taken and marked in one statement: the rows stay locked (other relays skip them) and the
-      // mark stays invisible until the commit after the publish; a failed publish rolls it back.
-      // BEGIN goes in the same round trip (a simple query of several statements; pg answers with
-      // each one's result), so a pass costs two round trips, not three. The mark commits without
-      // waiting for its WAL flush (about 0.8 ms here): a mark lost in a database crash only makes
-      // the next pass publish the row again, which the stream drops as a duplicate (Nats-Msg-Id)
-      // and the consumers' processed_events would ignore anyway.
-      const results = (await client.query(
-        `begin; set local synchronous_commit = off; update outbox set published_at = now()
-          where id in (select id from outbox where published_at is null order by id limit 100 for update skip locked)
-          returning id, subject, payload`,
-      )) as unknown as Array<pg.QueryResult<{ id: number; subject: string; payload: EventEnvelope }>>;
-      const rows = results[2]?.rows ?? [];
-      rows.sort((a, b) => a.id - b.id);
-      // Sent together (one socket write for the batch) and acknowledged together, in id order on
-      // one connection, so the stream keeps that order. A failed publish rolls the batch back; the
-      // ones that landed are dropped as duplicates when it is sent again, so a retried event may
-      // come after later ones: consumers do not rely on order (a redelivered event comes late anyway).
-      const published = await Promise.allSettled(
-        rows.map((row) => {
-          const h = headers();
-          h.set('Nats-Msg-Id', row.payload.id);
-          const send = () =>
-            js.publish(names.subject(row.subject), enc.encode(JSON.stringify(row.payload)), { headers: h });
-          return row.payload.trace ? tracedPublish(row.subject, row.payload.trace, h, send) : send();
-        }),
+  // Both statements commit without waiting for their WAL flush (about 0.8 ms here): a claim lost
+  // in a database crash only frees its rows early, a lost mark only makes a later pass publish the
+  // row again, which the stream drops as a duplicate (and the consumers' processed_events would
+  // ignore anyway). A simple query of several statements runs as one implicit transaction, which
+  // is what SET LOCAL needs, and is over when its answer comes; it takes no parameters, so the
+  // lease and the ids are written in (numbers and a UUID of our own).
+  const claimText = `set local synchronous_commit = off;
+    update outbox set leased_until = now() + interval '${leaseMs} milliseconds', leased_by = '${owner}'
+      where id in (select id from outbox
+        where published_at is null and (leased_until is null or leased_until < now())
+        order by id limit ${BATCH} for update skip locked)
+      returning id, subject, payload`;
+
+  /** Marks `acked` published (a first mark stays) and gives back the rows of `failed` this relay still leases. */
+  async function settle(acked: number[], failed: number[]): Promise<void> {
+    const statements = ['set local synchronous_commit = off'];
+    if (acked.length) {
+      statements.push(
+        `update outbox set published_at = now() where id = any(${idList(acked)}) and published_at is null`,
       );
-      const failed = published.find((r) => r.status === 'rejected');
-      if (failed) throw failed.reason;
-      await client.query('commit');
-      return rows.length;
-    } catch (err) {
-      await client.query('rollback').catch(() => {});
-      lost ??= err as Error;
-      throw err;
-    } finally {
-      discard(client, onError, lost);
     }
+    if (failed.length) {
+      statements.push(
+        `update outbox set leased_until = null
+          where id = any(${idList(failed)}) and leased_by = '${owner}' and published_at is null`,
+      );
+    }
+    await opts.pool.query(statements.join('; '));
+  }
+
+  async function publishBatch(): Promise<number> {
+    const claimed = (await opts.pool.query(claimText)) as unknown as Array<
+      pg.QueryResult<{ id: number; subject: string; payload: EventEnvelope }>
+    >;
+    const rows = claimed[1]?.rows ?? [];
+    if (rows.length === 0) return 0;
+    rows.sort((a, b) => a.id - b.id);
+    // Sent together (one socket write for the batch) and acknowledged together, in id order on
+    // one connection, so the stream keeps that order; no connection is held meanwhile. A row whose
+    // publish failed goes back to the outbox and out in a later pass, so a retried event may come
+    // after later ones: consumers do not rely on order (a redelivered event comes late anyway).
+    const published = await Promise.allSettled(
+      rows.map((row) => {
+        const h = headers();
+        h.set('Nats-Msg-Id', row.payload.id);
+        const send = () =>
+          js.publish(names.subject(row.subject), enc.encode(JSON.stringify(row.payload)), {
+            headers: h,
+            timeout: publishTimeoutMs,
+          });
+        return row.payload.trace ? tracedPublish(row.subject, row.payload.trace, h, send) : send();
+      }),
+    );
+    const acked = rows.filter((_, i) => published[i]?.status === 'fulfilled').map((r) => r.id);
+    const failed = rows.filter((_, i) => published[i]?.status === 'rejected').map((r) => r.id);
+    const failure = published.find((r) => r.status === 'rejected');
+    if (!failure) {
+      // A mark that fails leaves the rows leased: they go out again once the lease lapses.
+      await settle(acked, failed);
+      return rows.length;
+    }
+    // The publish's error is the one the pass reports; a settle that fails too (the database away
+    // as well) leaves the rows to their lease.
+    await settle(acked, failed).catch((err) =>
+      opts.log.warn({ err }, 'outbox relay: could not settle a batch whose publish failed'),
+    );
+    throw failure.reason;
   }
 
   async function drain(): Promise<number> {
@@ -211,7 +295,7 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     for (;;) {
       const n = await publishBatch();
       total += n;
-      if (n < 100) return total;
+      if (n < BATCH) return total;
     }
   }
 

@@ -49,7 +49,7 @@ const SKEW_MS = 2_000;
 const b64 = (b: Buffer | Uint8Array) => Buffer.from(b).toString('base64url');
 
 /** The key id of a public key: 8 bytes of the SHA-256 of its DER form. */
-function keyId(pub: KeyObject): string {
+export function keyId(pub: KeyObject): string {
   return b64(
     createHash('sha256')
       .update(pub.export({ type: 'spki', format: 'der' }))
@@ -67,21 +67,23 @@ export function generateEdgeKeys(): { privateKey: string; publicKey: string } {
   };
 }
 
-function privateKeyOf(text: string): KeyObject {
+/** An Ed25519 private key from base64 PKCS#8 DER or PEM; `name` is the variable it came from. */
+export function privateKeyOf(text: string, name = 'EDGE_SIGNING_KEY'): KeyObject {
   const t = text.trim();
   const key = t.startsWith('-----')
     ? createPrivateKey(t)
     : createPrivateKey({ key: Buffer.from(t, 'base64'), format: 'der', type: 'pkcs8' });
-  if (key.asymmetricKeyType !== 'ed25519') throw new Error('EDGE_SIGNING_KEY is not an Ed25519 key');
+  if (key.asymmetricKeyType !== 'ed25519') throw new Error(`${name} is not an Ed25519 key`);
   return key;
 }
 
-function publicKeyOf(text: string): KeyObject {
+/** An Ed25519 public key from base64 SPKI DER or PEM; `name` is the variable it came from. */
+export function publicKeyOf(text: string, name = 'EDGE_PUBLIC_KEY'): KeyObject {
   const t = text.trim();
   const key = t.startsWith('-----')
     ? createPublicKey(t)
     : createPublicKey({ key: Buffer.from(t, 'base64'), format: 'der', type: 'spki' });
-  if (key.asymmetricKeyType !== 'ed25519') throw new Error('EDGE_PUBLIC_KEY is not an Ed25519 key');
+  if (key.asymmetricKeyType !== 'ed25519') throw new Error(`${name} is not an Ed25519 key`);
   return key;
 }
 

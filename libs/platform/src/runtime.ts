@@ -3,7 +3,7 @@ import type { Registry } from 'prom-client';
 import { type Bus, createBus } from './bus.ts';
 import type { BaseConfig } from './config.ts';
 import { type Database, migrate, openDatabase, PLATFORM_MIGRATIONS } from './db.ts';
-import { type Check, createMetrics, startHealthServer } from './health.ts';
+import { type Check, createMetrics, portOf, startHealthServer } from './health.ts';
 import { createLogger, type Logger } from './log.ts';
 import { natsOptions } from './nats-connect.ts';
 import { PLATFORM_RETAINED, type RetainedTable, startRetention } from './retention.ts';
@@ -58,7 +58,7 @@ export async function runService<DB>(opts: RunOptions<DB>): Promise<void> {
   const log = createLogger(opts.name, opts.config.LOG_LEVEL);
   let trust: ReturnType<typeof trustFromEnv>;
   try {
-    trust = trustFromEnv(process.env, 'service');
+    trust = trustFromEnv(process.env, 'service', opts.name);
   } catch (err) {
     exitOnRefusal(err, log);
   }
@@ -77,7 +77,7 @@ async function startService<DB>(
   const metrics = createMetrics(opts.name);
   // Filled in once started; until then /readyz fails on `starting`.
   const checks: Record<string, Check> = { starting: () => Promise.reject(new Error('starting')) };
-  const health = opts.config.HEALTH_PORT ? await startHealthServer(opts.config.HEALTH_PORT, checks, metrics) : null;
+  const health = await openHealth(opts.config, checks, metrics, log);
   const nc = await connectNats(natsOptions(opts.config, opts.name), log);
   const database = openDatabase<DB>(opts.config.DATABASE_URL, opts.schema, {
     max: opts.config.DB_POOL_MAX ?? opts.poolSize ?? 5,
@@ -125,16 +125,37 @@ async function startService<DB>(
     ...app.checks,
     ...opts.extraChecks,
   });
-  log.info({ health: opts.config.HEALTH_PORT || null }, 'service started');
+  log.info({ health: health ? portOf(health) : null }, 'service started');
 
   onShutdown(log, async () => {
-    health?.close();
-    await app.stop();
-    await retention?.stop();
-    await nc.drain();
-    await database.close();
-    await stopTracing();
+    // Each step logged at debug: a stop that hangs names the step it hangs in.
+    const step = async (name: string, fn: () => Promise<unknown> | unknown) => {
+      log.debug({ step: name }, 'stopping step');
+      await fn();
+    };
+    await step('health', () => health?.close());
+    await step('app', () => app.stop());
+    await step('retention', () => retention?.stop());
+    await step('nats', () => nc.drain());
+    await step('postgres', () => database.close());
+    await step('tracing', () => stopTracing());
   });
+}
+
+/**
+ * The health server of HEALTH_PORT (none when unset; 0 takes a free port), logged with its port at
+ * once, so whoever started the process can probe it while it still waits for NATS or PostgreSQL.
+ */
+export async function openHealth(
+  config: Pick<BaseConfig, 'HEALTH_PORT' | 'STARTUP_BUDGET_MS'>,
+  checks: Record<string, Check>,
+  metrics: Registry,
+  log: Logger,
+) {
+  if (config.HEALTH_PORT === undefined) return null;
+  const server = await startHealthServer(config.HEALTH_PORT, checks, metrics, { budgetMs: config.STARTUP_BUDGET_MS });
+  log.info({ health: portOf(server) }, 'health listening');
+  return server;
 }
 
 /**

@@ -40,10 +40,24 @@ export const tracer: Tracer = {
 let provider: BasicTracerProvider | null = null;
 
 /**
+ * Whether this process exports spans (set by {@link setupTracing}). Every place that would open a
+ * span checks it first: without an exporter nothing could be recorded, so no span object is made
+ * and no context is entered for one; the caller's trace context still travels as it came.
+ */
+let exporting = false;
+
+/** Whether spans are exported: false until {@link setupTracing} got an exporter or an endpoint. */
+export function tracingExported(): boolean {
+  return exporting;
+}
+
+/**
  * Sets up tracing for the process, once, before anything records. Spans are exported when
  * `OTEL_EXPORTER_OTLP_ENDPOINT` is set (OTLP over HTTP, batched), or to `exporter` (tests: an
- * in-memory one). Otherwise nothing is recorded: every span is a non-recording one that still has
- * a trace id, so log lines of one call share it across services at almost no cost.
+ * in-memory one). Otherwise nothing is recorded, and only the edge's tool call opens a span: a
+ * non-recording one that gives the call its trace id, which travels in `traceparent`, so log lines
+ * of one call share it across services. The bus, the queries, the outbox relay and the consumers
+ * open none ({@link tracingExported} is checked first).
  */
 export async function setupTracing(
   service: string,
@@ -71,6 +85,7 @@ export async function setupTracing(
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(provider);
+  exporting = exporter !== null;
   return provider;
 }
 
@@ -81,7 +96,7 @@ export async function stopTracing(): Promise<void> {
 
 /** Whether the active context is being recorded (a span worth adding children to). */
 export function recording(): boolean {
-  return trace.getSpan(context.active())?.isRecording() === true;
+  return exporting && trace.getSpan(context.active())?.isRecording() === true;
 }
 
 const setter: TextMapSetter<MsgHdrs> = { set: (h, k, v) => h.set(k, v) };
@@ -99,6 +114,12 @@ export function injectTrace(h: MsgHdrs, ctx: Context = context.active()): void {
 export function extractTrace(h: MsgHdrs | undefined): Context {
   if (!h?.get('traceparent')) return context.active();
   return propagation.extract(context.active(), h, getter);
+}
+
+/** Runs `fn` in the trace context a NATS message carries; one that carries none runs as it is. */
+export function withTraceOf<T>(h: MsgHdrs | undefined, fn: () => T): T {
+  if (!h?.get('traceparent')) return fn();
+  return context.with(propagation.extract(context.active(), h, getter), fn);
 }
 
 /** The active span's `traceparent`, when it is recorded: kept with an outbox event to continue its trace. */
@@ -131,10 +152,12 @@ export function traceFields(): { trace_id?: string; span_id?: string } {
 /**
  * Runs a consumer's handling of one stream message in a CONSUMER span under the trace its
  * publisher sent (`traceparent`, set by the outbox relay for an event of a traced call); a message
- * without one is handled as it is.
+ * without one is handled as it is, and without an exporter no span is made: the handling only
+ * continues the publisher's context (its log lines carry its trace id).
  */
 export function consumeTraced<T>(m: { subject: string; headers?: MsgHdrs }, fn: () => Promise<T>): Promise<T> {
   if (!m.headers?.get('traceparent')) return fn();
+  if (!exporting) return withTraceOf(m.headers, fn);
   // The sampler decides from the publisher's flags (a remote parent is never "recording" here).
   return context.with(extractTrace(m.headers), () =>
     tracer.startActiveSpan(`${m.subject} consume`, { kind: SpanKind.CONSUMER }, async (span) => {

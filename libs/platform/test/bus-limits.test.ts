@@ -43,7 +43,7 @@ async function replica(name: string, opts: { maxConcurrent?: number; maxQueued?:
 }
 
 beforeAll(async () => {
-  env = await createTestEnv('platform-bus-limits');
+  env = await createTestEnv('platform-bus-limits', { nats: 'open' });
 });
 
 afterAll(async () => {

@@ -44,7 +44,7 @@ let localNc: NatsConnection;
 let wireNc: NatsConnection;
 
 beforeAll(async () => {
-  env = await createTestEnv('bus-local');
+  env = await createTestEnv('bus-local', { nats: 'open' });
   const served = createBus(env.nc, {
     prefix: env.prefix,
     timeoutMs: 2000,

@@ -32,7 +32,7 @@ let env: TestEnv;
 const services: Service[] = [];
 
 beforeAll(async () => {
-  env = await createTestEnv('platform-bus');
+  env = await createTestEnv('platform-bus', { nats: 'open' });
   services.push(
     await env.bus.serve('enrollment', [
       endpoint(Echo, async (args, ctx) => {

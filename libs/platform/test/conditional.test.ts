@@ -28,7 +28,7 @@ let env: TestEnv;
 let service: Service;
 
 beforeAll(async () => {
-  env = await createTestEnv('platform-conditional');
+  env = await createTestEnv('platform-conditional', { nats: 'open' });
   service = await env.bus.serve('enrollment', [
     endpoint(Versioned, async ({ key }, { principal, ifNoneMatch }) => {
       seen.push(ifNoneMatch);

@@ -14,7 +14,7 @@ describe('loadConfig', () => {
       SUBJECT_PREFIX: 'studium',
       REQUEST_TIMEOUT_MS: 5000,
       LOG_LEVEL: 'info',
-      HEALTH_PORT: 0,
+      STARTUP_BUDGET_MS: 120_000,
       READ_ATTEMPT_TIMEOUT_MS: 1000,
       MAX_CONCURRENT_REQUESTS: 64,
       MAX_QUEUED_REQUESTS: 256,

@@ -7,7 +7,6 @@ import {
   ensureConsumer,
   ensureDurable,
   ensureStream,
-  filtersManySubjects,
   RETIRED_DURABLE_IDLE_MS,
   type RunningConsumer,
   startConsumer,
@@ -84,7 +83,7 @@ const record: ConsumerOptions<EventDb>['handle'] = async (trx, event) => {
 };
 
 beforeAll(async () => {
-  env = await createTestEnv('platform-consumer');
+  env = await createTestEnv('platform-consumer', { nats: 'open' });
   database = await openEventSchema(env, SCHEMA);
   jsm = await ensureStream(env.nc, env.prefix);
   js = env.nc.jetstream();
@@ -203,18 +202,15 @@ describe('startConsumer', () => {
     // the 60 noise events (nor the other tests' events on the stream) was sent to this consumer.
     expect(infos.reduce((n, i) => n + i.delivered.consumer_seq, 0)).toBe(5);
     expect(infos.reduce((n, i) => n + i.num_redelivered, 0)).toBe(0);
-    const plan = durablePlan('picky', [a, b], filtersManySubjects(env.nc));
+    // One durable per subject, each with its single filter (pinned by the NATS permissions).
+    const plan = durablePlan('picky', [a, b], false);
     expect(infos.map((i) => i.name).sort()).toEqual(plan.map((p) => p.name).sort());
-    if (plan.length > 1) {
-      // This machine's NATS 2.9: one durable per subject, each with its single filter.
-      const names = streamNames(env.prefix);
-      expect(infos.map((i) => i.config.filter_subject).sort()).toEqual([names.subject(a), names.subject(b)]);
-    }
+    const names = streamNames(env.prefix);
+    expect(infos.map((i) => i.config.filter_subject).sort()).toEqual([names.subject(a), names.subject(b)]);
   });
 
-  it('takes over from the single unfiltered durable of an older release without losing or replaying events', async (ctx) => {
-    // Only servers without filter_subjects had that durable, and only there is it replaced.
-    if (filtersManySubjects(env.nc)) ctx.skip();
+  it('takes over from the single unfiltered durable of an older release without losing or replaying events', async (_ctx) => {
+    // A durable of several subjects (or none) is replaced by one durable per subject on any server.
     await sql`truncate tally`.execute(database.db);
     const [a, b] = ['evt.platformtest.handover_a', 'evt.platformtest.handover_b'];
     const names = streamNames(env.prefix);
@@ -262,11 +258,17 @@ describe('startConsumer', () => {
       startedAfter: last,
       created: true,
       retired: ['quiet-old'],
+      kept: [],
     });
     const info = await jsm.consumers.info(names.stream, 'quiet-new');
     expect(info.config.opt_start_seq).toBe(last + 1);
     // Again (a restart, a sibling replica): the durable keeps its start, nothing is retired twice.
-    expect(await ensureDurable(jsm, env.prefix, plan)).toEqual({ startedAfter: null, created: false, retired: [] });
+    expect(await ensureDurable(jsm, env.prefix, plan)).toEqual({
+      startedAfter: null,
+      created: false,
+      retired: [],
+      kept: [],
+    });
     expect((await jsm.consumers.info(names.stream, 'quiet-new')).config.opt_start_seq).toBe(last + 1);
   });
 

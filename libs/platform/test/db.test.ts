@@ -1,7 +1,16 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { classifyPgError, type Database, ensureDatabase, migrate, openDatabase, StartupError } from '@studium/platform';
+import {
+  classifyPgError,
+  createMetrics,
+  type Database,
+  ensureDatabase,
+  migrate,
+  openDatabase,
+  queriesSentSoFar,
+  StartupError,
+} from '@studium/platform';
 import { createTestEnv, type TestEnv } from '@studium/testing';
 import { sql } from 'kysely';
 import type { PoolClient } from 'pg';
@@ -31,7 +40,7 @@ async function rows<T>(database: Database<unknown>, query: string): Promise<T[]>
 }
 
 beforeAll(async () => {
-  env = await createTestEnv('platform-db');
+  env = await createTestEnv('platform-db', { nats: 'open' });
   root = await mkdtemp(join(tmpdir(), 'studium-migrations-'));
 });
 
@@ -136,6 +145,27 @@ describe('openDatabase', () => {
     const url = new URL(env.databaseUrl);
     url.pathname = '/bad-name';
     await expect(ensureDatabase(url.toString())).rejects.toThrow(/not a safe SQL identifier/);
+  });
+
+  it('counts every statement its pools send, BEGIN and COMMIT with them, on /metrics', async () => {
+    const database = open('counted_test');
+    await database.pool.query('select 1');
+    const before = queriesSentSoFar();
+    await database.pool.query('select 1');
+    await database.db.transaction().execute(async (trx) => {
+      await sql`select 1`.execute(trx);
+      await sql`select 2`.execute(trx);
+    });
+    // A failing statement is a round trip too, and so is its ROLLBACK.
+    await expect(
+      database.db.transaction().execute(async (trx) => {
+        await sql`select 1 / 0`.execute(trx);
+      }),
+    ).rejects.toThrow(/division by zero/);
+    expect(queriesSentSoFar() - before).toBe(1 + 4 + 3);
+    const text = await createMetrics('test').metrics();
+    const scraped = Number(/^studium_db_queries_total\{[^}]*\} (\d+)/m.exec(text)?.[1]);
+    expect(scraped).toBe(queriesSentSoFar());
   });
 });
 

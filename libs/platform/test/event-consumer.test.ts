@@ -37,7 +37,7 @@ async function notes(): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  env = await createTestEnv('platform-event-consumer');
+  env = await createTestEnv('platform-event-consumer', { nats: 'open' });
   database = await openEventSchema(env, SCHEMA);
   await ensureStream(env.nc, env.prefix);
   js = env.nc.jetstream();

@@ -1,6 +1,14 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Check, createMetrics, openDatabase, runChecks, startHealthServer } from '@studium/platform';
+import {
+  type Check,
+  createMetrics,
+  liveness,
+  openDatabase,
+  portOf,
+  runChecks,
+  startHealthServer,
+} from '@studium/platform';
 import { createTestEnv, type TestEnv } from '@studium/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -11,7 +19,7 @@ let database: ReturnType<typeof openDatabase>;
 let broken = false;
 
 beforeAll(async () => {
-  env = await createTestEnv('platform-health');
+  env = await createTestEnv('platform-health', { nats: 'open' });
   database = openDatabase(env.databaseUrl, 'public', 2);
   const checks: Record<string, Check> = {
     nats: () => env.nc.flush(),
@@ -87,5 +95,36 @@ describe('health server', () => {
 
   it('answers 404 elsewhere', async () => {
     expect((await fetch(`${base}/nothing`)).status).toBe(404);
+  });
+});
+
+describe('liveness', () => {
+  it('holds while what the process needs answered within the budget, and fails past it', () => {
+    let now = 0;
+    const live = liveness(1000, () => now);
+    now = 900;
+    expect(live.alive()).toBe(true);
+    now = 1001;
+    expect(live.alive()).toBe(false);
+    live.ok();
+    expect(live.alive()).toBe(true);
+    now = 1900;
+    expect(live.unreachableFor()).toBe(899);
+  });
+
+  it('/healthz fails once the checks have been failing longer than the budget (a process that never joined the bus)', async () => {
+    const never: Record<string, Check> = { starting: () => Promise.reject(new Error('starting')) };
+    const stuck = await startHealthServer(0, never, createMetrics('platform-test-stuck'), { budgetMs: 300 });
+    const url = `http://127.0.0.1:${portOf(stuck)}`;
+    try {
+      expect((await fetch(`${url}/healthz`)).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 400));
+      const res = await fetch(`${url}/healthz`);
+      expect(res.status).toBe(503);
+      expect(await res.json()).toMatchObject({ status: 'unreachable', failed: ['starting'] });
+      expect((await fetch(`${url}/readyz`)).status).toBe(503);
+    } finally {
+      await new Promise((r) => stuck.close(r));
+    }
   });
 });

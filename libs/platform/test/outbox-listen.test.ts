@@ -40,7 +40,7 @@ function startProxy(target: URL): Promise<number> {
 }
 
 beforeAll(async () => {
-  env = await createTestEnv('platform-outbox-listen');
+  env = await createTestEnv('platform-outbox-listen', { nats: 'open' });
   direct = await openEventSchema(env, SCHEMA);
   const url = new URL(env.databaseUrl);
   const port = await startProxy(new URL(env.databaseUrl));

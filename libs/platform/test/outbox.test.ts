@@ -27,7 +27,7 @@ function relayOptions() {
 }
 
 beforeAll(async () => {
-  env = await createTestEnv('platform-outbox');
+  env = await createTestEnv('platform-outbox', { nats: 'open' });
   database = await openEventSchema(env, SCHEMA);
   wire = env.nc.subscribe(`${env.prefix}.evt.>`, {
     callback: (_err, msg) => {
@@ -118,12 +118,84 @@ describe('outbox relay', () => {
     const id = await database.db.transaction().execute((trx) => addEvent(trx, subject, { n: 2 }));
     await relay.flush();
     await eventually(async () => expect(published.get(subject)).toEqual([id]));
-    // The crash: the publish happened but the mark was lost.
-    await sql`update outbox set published_at = null where payload->>'id' = ${id}`.execute(database.db);
+    // The crash: the publish happened but the mark was lost, and the claim's lease has lapsed since.
+    await sql`update outbox set published_at = null, leased_until = now() - interval '1 second'
+      where payload->>'id' = ${id}`.execute(database.db);
     expect(await relay.flush()).toBe(1);
     await eventually(async () => expect(published.get(subject)).toEqual([id, id]));
     expect(await storedCount(jsm, env.prefix, subject)).toBe(1);
     expect(await unpublished()).toBe(0);
+  });
+
+  it('leaves rows another relay leases until its lease lapses, then publishes them', async () => {
+    const subject = 'evt.platformtest.leased';
+    // As a relay that claimed the row and then died (or stalls) before its mark leaves it: leased
+    // for 1.5 s more (set in the write's own transaction, so no pass sees it unleased).
+    const id = await database.db.transaction().execute(async (trx) => {
+      const written = await addEvent(trx, subject, { n: 3 });
+      await sql`update outbox set leased_until = now() + interval '1500 milliseconds', leased_by = gen_random_uuid()
+        where payload->>'id' = ${written}`.execute(trx);
+      return written;
+    });
+    const leasedAt = Date.now();
+    expect(await relay.flush()).toBe(0);
+    expect(published.get(subject)).toBeUndefined();
+    await eventually(async () => expect(await relay.flush()).toBe(1), 5000, 100);
+    expect(Date.now() - leasedAt).toBeGreaterThanOrEqual(1000);
+    await eventually(async () => expect(published.get(subject)).toEqual([id]));
+    expect(await unpublished()).toBe(0);
+  });
+
+  it('marks the acknowledged rows of a batch and gives a failed one back at once, not after its lease', async () => {
+    // A row whose publish fails at once: its subject is outside the events stream, and the test
+    // answers there with a JetStream error (counting the attempts).
+    const ok = 'evt.platformtest.around_failure';
+    let attempts = 0;
+    const tries = env.nc.subscribe(`${env.prefix}.nostream.>`, {
+      callback: (_err, msg) => {
+        attempts++;
+        msg.respond(JSON.stringify({ error: { code: 503, err_code: 10000, description: 'refused by the test' } }));
+      },
+    });
+    await env.nc.flush();
+    const [first, bad, last] = await database.db
+      .transaction()
+      .execute(async (trx) => [
+        await addEvent(trx, ok, { n: 1 }),
+        await addEvent(trx, 'nostream.platformtest.fails', {}),
+        await addEvent(trx, ok, { n: 2 }),
+      ]);
+    try {
+      await relay.flush();
+      await eventually(async () => expect(published.get(ok)).toEqual([first, last]));
+      const state = async () =>
+        (
+          await database.pool.query<{ id: string; published: boolean; held: boolean }>(
+            `select payload->>'id' as id, published_at is not null as published,
+                published_at is null and coalesce(leased_until > now(), false) as held
+              from outbox where payload->>'id' = any($1) order by outbox.id`,
+            [[first, bad, last]],
+          )
+        ).rows;
+      await eventually(async () =>
+        expect(await state()).toEqual([
+          { id: first, published: true, held: false },
+          { id: bad, published: false, held: false },
+          { id: last, published: true, held: false },
+        ]),
+      );
+      // Given back, so the next pass takes it again at once (its lease would run 30 s) and fails again.
+      const before = attempts;
+      expect(before).toBeGreaterThan(0);
+      await relay.flush();
+      await env.nc.flush();
+      await eventually(async () => expect(attempts).toBeGreaterThan(before));
+      expect((await state())[1]).toEqual({ id: bad, published: false, held: false });
+      expect(await storedCount(jsm, env.prefix, ok)).toBe(2);
+    } finally {
+      tries.unsubscribe();
+      await sql`delete from outbox where payload->>'id' = ${bad}`.execute(database.db);
+    }
   });
 
   it('lets two relays on one schema share the rows without publishing any twice', async () => {

@@ -18,7 +18,7 @@ const open = (settings: Parameters<typeof openDatabase>[2]) => {
 };
 
 beforeAll(async () => {
-  env = await createTestEnv('platform-pooler');
+  env = await createTestEnv('platform-pooler', { nats: 'open' });
   bouncer = await startPgBouncer({
     database: new URL(env.databaseUrl).pathname.slice(1),
     schemas: [SCHEMA],

@@ -11,7 +11,7 @@ let database: Database<EventDb>;
 const count = async (sql: string) => (await database.pool.query(sql)).rows[0].n as number;
 
 beforeAll(async () => {
-  env = await createTestEnv('platform-retention');
+  env = await createTestEnv('platform-retention', { nats: 'open' });
   database = await openEventSchema(env, SCHEMA);
   const q = (sql: string) => database.pool.query(sql);
   // A service's own table, like enrollment's mail_outbox.

@@ -13,7 +13,7 @@ import {
   TOKEN_REUSE_MS,
   trustFromEnv,
 } from '@studium/platform';
-import { createTestEnv, EDGE_TRUST, SERVICE_TRUST, TEST_KEYS, type TestEnv } from '@studium/testing';
+import { createTestEnv, EDGE_TRUST, SERVICE_TRUST, TEST_KEYS, TEST_REPLY_KEYS, type TestEnv } from '@studium/testing';
 import { headers, type Service, ServiceError } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -43,7 +43,7 @@ let service: Service;
 const handled: string[] = [];
 
 beforeAll(async () => {
-  env = await createTestEnv('trust');
+  env = await createTestEnv('trust', { nats: 'open' });
   const bus = createBus(env.nc, { prefix: env.prefix, timeoutMs: 2000, log: env.log, trust: SERVICE_TRUST });
   service = await bus.serve('enrollment', [
     endpoint(Mine, async (_a, ctx) => {
@@ -210,8 +210,33 @@ describe('keys from the environment', () => {
       /^EDGE_SIGNING_KEY is not set/,
     );
     expect(() => trustFromEnv({ EDGE_PUBLIC_KEY: 'bm90IGEga2V5' }, 'service')).toThrow(/^bad edge key/);
-    const trust = trustFromEnv({ NODE_ENV: 'production', EDGE_SIGNING_KEY: TEST_KEYS.privateKey }, 'edge');
+    // The edge checks enrollment's identity replies, and enrollment signs them: each needs its half.
+    expect(() => trustFromEnv({ NODE_ENV: 'production', EDGE_SIGNING_KEY: TEST_KEYS.privateKey }, 'edge')).toThrow(
+      /^ENROLLMENT_PUBLIC_KEY is not set/,
+    );
+    const production = { NODE_ENV: 'production', EDGE_PUBLIC_KEY: TEST_KEYS.publicKey };
+    expect(() => trustFromEnv(production, 'service', 'enrollment')).toThrow(/^ENROLLMENT_SIGNING_KEY is not set/);
+    expect(() =>
+      trustFromEnv({ ...production, ENROLLMENT_SIGNING_KEY: 'bm90IGEga2V5' }, 'service', 'enrollment'),
+    ).toThrow(/^bad enrollment key/);
+    // No other service reads it.
+    expect(trustFromEnv(production, 'service', 'lessons').replySigner).toBeUndefined();
+    const trust = trustFromEnv(
+      {
+        NODE_ENV: 'production',
+        EDGE_SIGNING_KEY: TEST_KEYS.privateKey,
+        ENROLLMENT_PUBLIC_KEY: TEST_REPLY_KEYS.publicKey,
+      },
+      'edge',
+    );
     expect(trust.signer).toBeDefined();
+    expect(trust.replyVerifier).toBeDefined();
+    const enrollment = trustFromEnv(
+      { ...production, ENROLLMENT_SIGNING_KEY: TEST_REPLY_KEYS.privateKey },
+      'service',
+      'enrollment',
+    );
+    expect(enrollment.replySigner).toBeDefined();
   });
 
   it('stops a service started without the key in production with one line', async () => {

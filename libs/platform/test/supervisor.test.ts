@@ -19,7 +19,7 @@ const running: RunningConsumer[] = [];
 const SUBJECT = 'evt.platformtest.supervised';
 
 beforeAll(async () => {
-  env = await createTestEnv('platform-supervisor');
+  env = await createTestEnv('platform-supervisor', { nats: 'open' });
   jsm = await ensureStream(env.nc, env.prefix);
 });
 

@@ -1,23 +1,17 @@
 import { ensureConsumer, ensureStream, openDatabase, streamNames } from '@studium/platform';
 import { createTestEnv, eventually, type TestEnv } from '@studium/testing';
+import { connect, ErrorCode, type NatsConnection, type NatsError } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 let env: TestEnv;
 
 beforeAll(async () => {
-  env = await createTestEnv('platform-test-env');
+  env = await createTestEnv('platform-test-env', { nats: 'open' });
 });
 
 afterAll(async () => {
   await env?.cleanup();
 });
-
-async function streamsOf(prefix: string): Promise<string[]> {
-  const jsm = await env.nc.jetstreamManager();
-  const names: string[] = [];
-  for await (const s of jsm.streams.list()) if (s.config.name.includes(prefix)) names.push(s.config.name);
-  return names.sort();
-}
 
 async function databaseExists(url: string): Promise<boolean> {
   const name = new URL(url).pathname.slice(1);
@@ -29,36 +23,59 @@ async function databaseExists(url: string): Promise<boolean> {
   }
 }
 
+/** Whether a publish on `nc` is refused by the server's permissions. */
+async function refused(nc: NatsConnection, subject: string): Promise<boolean> {
+  const err = await nc.request(subject, '', { timeout: 2000 }).then(
+    () => null,
+    (e: NatsError) => e,
+  );
+  return err?.code === ErrorCode.PermissionsViolation;
+}
+
 describe('createTestEnv', () => {
-  it('gives each environment its own database and prefix', async () => {
-    const other = await createTestEnv('platform-test-env-other');
+  it('gives each environment its own database, prefix and nats-server', async () => {
+    const other = await createTestEnv('platform-test-env-other', { nats: 'open' });
     try {
       expect(other.prefix).not.toBe(env.prefix);
       expect(other.databaseUrl).not.toBe(env.databaseUrl);
+      expect(other.natsUrl).not.toBe(env.natsUrl);
       expect(await databaseExists(other.databaseUrl)).toBe(true);
     } finally {
       await other.cleanup();
     }
   });
 
-  it('cleanup removes the streams, consumers and buckets of its prefix and drops its database, nothing else', async () => {
+  it('runs the bus as deployed by default: the test is the edge, each deployable its own NATS user', async () => {
+    const users = await createTestEnv('platform-test-env-users');
+    try {
+      // No credentials: refused at the door.
+      await expect(connect({ servers: users.natsUrl, reconnect: false })).rejects.toThrow(/Authorization/i);
+      // The edge may call a tool subject but not publish another service's events.
+      expect(await refused(users.nc, `${users.prefix}.evt.lessons.lesson_passed`)).toBe(true);
+      expect(await refused(users.nc, `${users.prefix}.lessons.start_lesson`)).toBe(false);
+      // A service as its own user: its events yes, another's no; the operator manages the stream.
+      const lessons = await users.connectAs('lessons');
+      expect(await refused(lessons, `${users.prefix}.evt.courses.course_published`)).toBe(true);
+      await ensureStream(await users.as('lessons'), users.prefix);
+      const jsm = await (await users.as('operator')).jetstreamManager();
+      expect((await jsm.streams.info(streamNames(users.prefix).stream)).config.name).toBe(
+        streamNames(users.prefix).stream,
+      );
+      expect((await users.violations()).join('\n')).toContain('User "edge"');
+    } finally {
+      await users.cleanup();
+    }
+  });
+
+  it('cleanup stops its nats-server (streams and all) and drops its database, nothing else', async () => {
     const mine = await ensureStream(env.nc, env.prefix);
-    const inner = await createTestEnv('platform-test-env-inner');
+    const inner = await createTestEnv('platform-test-env-inner', { nats: 'open' });
     const jsm = await ensureStream(inner.nc, inner.prefix);
     await ensureConsumer(jsm, inner.prefix, 'durable_one', ['evt.platformtest.x']);
-    const js = inner.nc.jetstream();
-    await js.views.kv(`${inner.prefix}_cache`);
-    await js.views.os(`${inner.prefix}_files`);
-    expect(await streamsOf(inner.prefix)).toEqual([
-      `KV_${inner.prefix}_cache`,
-      `OBJ_${inner.prefix}_files`,
-      streamNames(inner.prefix).stream,
-    ]);
     await inner.cleanup();
-    expect(await streamsOf(inner.prefix)).toEqual([]);
-    await expect(mine.consumers.info(streamNames(inner.prefix).stream, 'durable_one')).rejects.toThrow();
+    await expect(connect({ servers: inner.natsUrl, reconnect: false })).rejects.toThrow();
     expect(await databaseExists(inner.databaseUrl)).toBe(false);
-    expect(await streamsOf(env.prefix)).toEqual([streamNames(env.prefix).stream]);
+    expect((await mine.streams.info(streamNames(env.prefix).stream)).config.name).toBe(streamNames(env.prefix).stream);
     expect(await databaseExists(env.databaseUrl)).toBe(true);
   });
 });

@@ -23,7 +23,7 @@ async function cli(...argv: string[]): Promise<{ code: number; out: string[]; er
   const io: CliIo = {
     out: (l) => out.push(l),
     err: (l) => err.push(l),
-    env: { NATS_URL: env.natsUrl, SUBJECT_PREFIX: env.prefix, REQUEST_TIMEOUT_MS: '1000' },
+    env: { ...env.natsEnv('operator'), SUBJECT_PREFIX: env.prefix, REQUEST_TIMEOUT_MS: '1000' },
   };
   return { code: await main(argv, io), out, err };
 }

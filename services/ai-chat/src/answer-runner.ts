@@ -22,6 +22,8 @@ export interface AnswerJob {
 
 export interface AnswerRunnerDeps {
   nc: NatsConnection;
+  /** The bus prefix (the answers' control subjects are under it). */
+  prefix: string;
   threads: ThreadRepository;
   /** Null when no model is configured: every answer is the `no_model` error. */
   model: ChatModel | null;

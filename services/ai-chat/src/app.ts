@@ -66,6 +66,7 @@ export async function createApp({
   if (!model) log.warn('no model configured (AI_MODEL): every answer will say so');
   const runner = new AnswerRunner({
     nc,
+    prefix: bus.prefix,
     threads,
     model,
     active,
@@ -79,6 +80,7 @@ export async function createApp({
   const tutorRepo = new TutorRepository(database.db);
   const tutor = new TutorRunner({
     nc,
+    prefix: bus.prefix,
     bus,
     repo: tutorRepo,
     model,

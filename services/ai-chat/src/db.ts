@@ -28,6 +28,8 @@ export interface AiChatDb {
     lesson: string;
     session: string | null;
     title: string;
+    course_title: string | null;
+    lesson_title: string | null;
     created_at: Generated<string>;
     updated_at: Timestamp;
   };
@@ -40,6 +42,8 @@ export interface AiChatDb {
     tool_calls: ColumnType<unknown, string | null | undefined, string | null> | null;
     tool_call_id: string | null;
     tool_name: string | null;
+    /** Why an assistant message is not a whole answer (stopped, failed); null for one that ended. */
+    note: string | null;
     created_at: Generated<string>;
   };
 }

@@ -1,4 +1,4 @@
-import { newInbox } from '@studium/platform';
+import { CONTROL_SUBJECT, onceSubject } from '@studium/platform';
 import type { NatsConnection } from 'nats';
 import type { ActiveAnswers } from './active-answers.ts';
 import type { ChatMetrics } from './metrics.ts';
@@ -36,6 +36,8 @@ export class FrameBatch {
 
 export interface StreamedJobsDeps {
   nc: NatsConnection;
+  /** The bus prefix: a job's control subject is `<prefix>.ai-chat.control.<token>`. */
+  prefix: string;
   active: ActiveAnswers;
   metrics: Pick<ChatMetrics, 'inProgress'>;
   heartbeatMs: number;
@@ -56,8 +58,8 @@ export interface JobSpec<F, C extends { type: string }> {
 
 /**
  * The life of ai-chat's streamed jobs (a teacher's answer, a tutor turn), which the edge relays
- * to its caller: a control inbox under the connection's own prefix (the NATS users allow no
- * other), frames numbered in order and batched per turn of the event loop, a heartbeat while the
+ * to its caller: a control subject of the job's own (`ai-chat.control.<token>`, which only the
+ * edge may publish to), frames numbered in order and batched per turn of the event loop, a heartbeat while the
  * job is quiet, an abort when the caller cancels or stops saying it is alive (any control counts),
  * the in-progress gauge and the caller's active-job slot, and the running jobs, which `stop()`
  * aborts and waits for.
@@ -73,7 +75,7 @@ export class StreamedJobs<F extends object> {
   /** Starts the job in the background; returns the subject the caller sends controls to. */
   start<C extends { type: string }>(job: { id: string; user: string; inbox: string }, spec: JobSpec<F, C>): string {
     const { nc, heartbeatMs, callerTimeoutMs } = this.deps;
-    const control = newInbox(nc);
+    const control = onceSubject(this.deps.prefix, CONTROL_SUBJECT);
     const abort = new AbortController();
     let lastAlive = Date.now();
     let lastSent = Date.now();

@@ -32,7 +32,7 @@ async function startProcess(): Promise<ChildProcess> {
       DATABASE_URL: env.databaseUrl,
       SUBJECT_PREFIX: env.prefix,
       REDIS_URL: env.redisUrl,
-      NATS_URL: env.natsUrl,
+      ...env.natsEnv('ai-chat'),
       AI_BASE_URL: llm.url,
       AI_MODEL: 'scripted-model',
       LOG_LEVEL: 'silent',

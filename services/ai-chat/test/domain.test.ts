@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { failureText } from '../src/domain/failures.ts';
 import { modelMessages, SYSTEM_PROMPT } from '../src/domain/prompt.ts';
 import { charCount, isUuid, messageProblem, threadTitle } from '../src/domain/text.ts';
+import { tutorInstructions } from '../src/tutor/prompt.ts';
 
 describe('messages and titles', () => {
   it('counts characters, not UTF-16 units', () => {
@@ -47,5 +48,22 @@ describe('the assistant', () => {
 
   it('tells the teacher how to connect a model when there is none', () => {
     expect(failureText('no_model')).toMatch(/AI_BASE_URL.*AI_MODEL.*AI_API_KEY/s);
+  });
+});
+
+describe("the tutor's instructions", () => {
+  const rules = { start: 'старт', quiz: 'квиз', closing: 'закрытие' };
+  const first = (lesson: string, titles: { course: string | null; lesson: string | null }) =>
+    tutorInstructions(lesson, titles, rules).split('\n\n')[1];
+
+  it('name what the student opened by its titles; the id is only start_lesson’s argument', () => {
+    expect(first('crs_1.batna', { course: 'Переговоры', lesson: 'Альтернатива' })).toBe(
+      'Ученик открыл чат для урока «Альтернатива» курса «Переговоры». Начни занятие вызовом start_lesson с lesson="crs_1.batna", если занятие ещё не начато в этом разговоре.',
+    );
+    expect(first('crs_1', { course: 'Переговоры', lesson: null })).toMatch(
+      /^Ученик открыл чат для курса «Переговоры»\. Начни занятие вызовом start_lesson с course="crs_1"/,
+    );
+    // A title not known is left out, never replaced by the id.
+    expect(first('crs_1.batna', { course: null, lesson: null })).toMatch(/^Ученик открыл чат для урока\. Начни/);
   });
 });

@@ -3,6 +3,7 @@ import { eventually } from '@studium/testing';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chatApi, sendMessage } from '../../../test/support/ai-chat.ts';
+import { expectNoSeriousViolations } from '../../../test/support/axe.ts';
 import { launchChromium } from '../../../test/support/browser.ts';
 import { startChatStack } from './support.ts';
 
@@ -13,7 +14,8 @@ let page: Page;
 const SCREENSHOT = resolve(import.meta.dirname, '../../../docs/images/ai-chat.png');
 
 beforeAll(async () => {
-  stack = await startChatStack('ai-chat-page');
+  // A short silence limit of the model, so an answer that stalls after one piece runs into it here.
+  stack = await startChatStack('ai-chat-page', { AI_IDLE_TIMEOUT_MS: '2000' });
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1200, height: 760 } });
   page.on('dialog', (d) => void d.accept());
@@ -59,6 +61,8 @@ describe('the chat page', { timeout: 90_000 }, () => {
     await page.waitForSelector('.msg.user');
     expect(await page.locator('.msg.user .text').allTextContents()).toEqual(['Как объяснить площадь круга?']);
     expect(await page.locator('.msg.assistant').count()).toBe(0);
+    // The page says why the question has no answer (spec 001 keeps none that did not end).
+    expect(await page.textContent('.unanswered')).toMatch(/^Ответа нет: его остановили или он прервался/);
 
     // The next question in the same thread, answered to the end with a block formula.
     stack.llm.script({ chunks: ['Так:\n\n', '$$\n', 'S = \\pi r^2\n', '$$\n\n', 'Готово.'], delayMs: 10 });
@@ -99,5 +103,29 @@ describe('the chat page', { timeout: 90_000 }, () => {
     await eventually(async () => expect(await items.count()).toBe(count - 1), 5000);
     const res = await chatApi(stack.url, stack.tokens.teacher, 'GET', `/v1/ai-chat/threads/${id}/messages`);
     expect(res.status).toBe(404);
+  });
+
+  it('an answer that stalls after one piece ends in the timeout error, not as an answer; reopened, the question says why', async () => {
+    stack.llm.script({ chunks: ['Думаю над ответом…', ' и вот он.'], delayMs: 20_000 });
+    await page.click('#new-thread');
+    await page.fill('#composer', 'Как провести урок-игру?');
+    await page.click('#send');
+    await page.waitForSelector('.msg.assistant.failed .note', { timeout: 15_000 });
+    expect(await page.textContent('.msg.assistant.failed .note')).toMatch(/^Модель не ответила вовремя/);
+    await page.waitForSelector('#send');
+    await page.reload();
+    await page.click('.thread-item .open >> text=Как провести урок-игру?');
+    await page.waitForSelector('.msg.user');
+    expect(await page.locator('.msg.assistant').count()).toBe(0);
+    expect(await page.textContent('.unanswered')).toMatch(/^Ответа нет: его остановили или он прервался/);
+  });
+
+  it('has no serious or moderate accessibility violation, signed out and in a conversation', async () => {
+    await expectNoSeriousViolations(page);
+    const signedOut = await browser.newPage({ viewport: { width: 1200, height: 760 } });
+    await signedOut.goto(`${stack.url}/chat`);
+    await signedOut.waitForSelector('#token');
+    await expectNoSeriousViolations(signedOut);
+    await signedOut.close();
   });
 });

@@ -6,7 +6,8 @@ import { startChatStack } from './support.ts';
 
 let stack: Awaited<ReturnType<typeof startChatStack>>;
 beforeAll(async () => {
-  stack = await startChatStack('ai-chat-stream');
+  // A short silence limit, so a model that stalls after its first piece runs into it within the test.
+  stack = await startChatStack('ai-chat-stream', { AI_IDLE_TIMEOUT_MS: '1500' });
 });
 afterAll(async () => {
   await stack?.close();
@@ -106,6 +107,29 @@ describe('POST /v1/ai-chat/stream', () => {
     const thread = res.events[0].thread_id as string;
     const messages = await chatApi(stack.url, stack.tokens.teacher, 'GET', `/v1/ai-chat/threads/${thread}/messages`);
     expect(messages.body.items).toEqual([{ id: res.events[1].id, role: 'user', content: 'Вопрос со сбоем' }]);
+  });
+
+  it('a model that goes silent after one piece ends in the timeout error: the cut text is not saved as an answer', async () => {
+    // One piece, then a silence longer than AI_IDLE_TIMEOUT_MS (the client's own stream ends
+    // quietly when its request is aborted, so this once came out as `done` with the cut text kept).
+    stack.llm.script({ chunks: ['Думаю над ответом…', ' и вот он.'], delayMs: 10_000 });
+    const before = stack.llm.requests.length;
+    const res = await sendMessage(stack.url, stack.tokens.teacher, { message: 'Долгий вопрос', thread_id: null });
+    expect(shape(res.events)).toEqual(['metadata', 'message_id', 'content', 'error']);
+    expect(answerText(res.events)).toBe('Думаю над ответом…');
+    expect(res.events.at(-1)?.content).toMatch(/^Модель не ответила вовремя/);
+    expect(stack.llm.requests[before]?.aborted).toBe(true);
+    const thread = res.events[0].thread_id as string;
+    const messages = await chatApi(stack.url, stack.tokens.teacher, 'GET', `/v1/ai-chat/threads/${thread}/messages`);
+    expect(messages.body.items).toEqual([{ id: res.events[1].id, role: 'user', content: 'Долгий вопрос' }]);
+
+    // The next question: the model sees no answer of its own to the cut one.
+    stack.llm.script({ chunks: ['Теперь ответ.'] });
+    await sendMessage(stack.url, stack.tokens.teacher, { message: 'Повторю вопрос', thread_id: thread });
+    expect(stack.llm.requests.at(-1)!.body.messages.slice(1)).toEqual([
+      { role: 'user', content: 'Долгий вопрос' },
+      { role: 'user', content: 'Повторю вопрос' },
+    ]);
   });
 
   it('a provider that drops the connection mid-answer is an error event too', async () => {

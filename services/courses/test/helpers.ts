@@ -44,7 +44,7 @@ export function publish(env: TestEnv, release: Release, extra: { commit?: string
 
 /** Every event on this test's JetStream stream (optionally of one subject), in stream order. */
 export async function streamEvents(env: TestEnv, subject?: string): Promise<EventEnvelope<Record<string, unknown>>[]> {
-  const jsm = await env.nc.jetstreamManager();
+  const jsm = await (await env.as('operator')).jetstreamManager();
   const names = streamNames(env.prefix);
   const { state } = await jsm.streams.info(names.stream);
   const out: EventEnvelope<Record<string, unknown>>[] = [];

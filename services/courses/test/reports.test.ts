@@ -73,7 +73,14 @@ describe('report_issue', () => {
       duplicate_of: null,
     });
     const [listed] = (await call(env, course_reports, { course })).reports;
-    expect(listed).toMatchObject({ id, release, lesson_key: 'l-1', question_key: 'q-1', status: 'new' });
+    expect(listed).toMatchObject({
+      id,
+      release,
+      lesson_key: 'l-1',
+      lesson_title: 'Цель разговора',
+      question_key: 'q-1',
+      status: 'new',
+    });
     expect(JSON.stringify(listed)).not.toContain(student.user);
     await eventually(async () => {
       const created = (await streamEvents(env, 'evt.courses.report_created')).map((e) => e.data);
@@ -331,12 +338,16 @@ describe('courses.take_closed_reports', () => {
     await call(env, resolve_report, { report: open, status: 'in_progress', resolution: 'Смотрим' });
     await call(env, resolve_report, { report: closed, status: 'rejected', resolution: 'Курс верен' });
     const take = async () =>
-      (await call(env, coursesTakeClosedReports, { user: who.user, course }, null)).reports.map((r) => [
+      (await call(env, coursesTakeClosedReports, { user: who.user, course }, who)).reports.map((r) => [
         r.id,
         r.status,
         r.resolution,
       ]);
-    expect(await call(env, coursesTakeClosedReports, { user: who.user, course: other }, null)).toEqual({ reports: [] });
+    expect(await call(env, coursesTakeClosedReports, { user: who.user, course: other }, who)).toEqual({ reports: [] });
+    // Only inside the student's own call: no principal is a 401 (and takes nothing).
+    await expect(env.bus.request(coursesTakeClosedReports, null, { user: who.user, course })).rejects.toMatchObject({
+      status: 401,
+    });
     const [first, second] = await Promise.all([take(), take()]);
     expect([...first, ...second]).toEqual([[closed, 'rejected', 'Курс верен']]);
     expect(await take()).toEqual([]);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { events } from '@studium/contracts';
 import { ensureStream, listDeadLetters, streamNames } from '@studium/platform';
-import { createTestEnv, eventually, type TestEnv } from '@studium/testing';
+import { createTestEnv, eventually, producerOf, type TestEnv } from '@studium/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCourses } from '../../../test/support/courses.ts';
 import { SESSIONS_CONSUMER } from '../src/handlers/session-started.ts';
@@ -31,8 +31,10 @@ describe('the consumer of lesson sessions', () => {
       occurred_at: new Date().toISOString(),
       data: { user: 'anna@test', course: 'crs_x', session: 'ses_broken', at: new Date().toISOString() },
     };
-    await ensureStream(env.nc, env.prefix);
-    await env.nc.jetstream().publish(streamNames(env.prefix).subject(subject), JSON.stringify(envelope), { msgID: id });
+    await ensureStream(await env.as('operator'), env.prefix);
+    await (await env.as(producerOf(subject)))
+      .jetstream()
+      .publish(streamNames(env.prefix).subject(subject), JSON.stringify(envelope), { msgID: id });
     // The next event is applied (startSession waits until courses has it).
     await startSession(env, courses.database.db, {
       user: 'anna@test',

@@ -32,8 +32,9 @@ export async function startSession(
   };
   const subject = events['lessons.session_started'].subject;
   const envelope: EventEnvelope<SessionStarted> = { id: randomUUID(), type: subject, occurred_at: data.at, data };
-  await ensureStream(env.nc, env.prefix);
-  await env.nc.jetstream().publish(streamNames(env.prefix).subject(subject), JSON.stringify(envelope), {
+  const nc = await env.as('lessons');
+  await ensureStream(nc, env.prefix);
+  await nc.jetstream().publish(streamNames(env.prefix).subject(subject), JSON.stringify(envelope), {
     msgID: envelope.id,
   });
   for (let i = 0; i < 100; i++) {

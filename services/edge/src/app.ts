@@ -1,8 +1,7 @@
 import { createServer, type Server } from 'node:http';
-import type { AuthInfo } from '@modelcontextprotocol/server';
-import { LIMITS, phraseFor, store_homework_file } from '@studium/contracts';
+import { phraseFor } from '@studium/contracts';
 import type { Bus, Logger } from '@studium/platform';
-import { DEV_FILE_URL_SECRET, ReplyCache, runChecks } from '@studium/platform';
+import { DEV_FILE_URL_SECRET, liveness, probe, ReplyCache, runChecks } from '@studium/platform';
 import Fastify, { type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
@@ -13,18 +12,19 @@ import { Authenticator } from './auth.ts';
 import { BodyRefusal, bodyRefusalReply, installBodyBounds } from './body.ts';
 import { cabinetApp } from './cabinet/routes.ts';
 import { registerChatRoutes } from './chat/routes.ts';
-import { capabilitiesSupportUi } from './choose.ts';
 import type { EdgeConfig } from './config.ts';
-import { fileDownload, HomeworkFiles } from './homework-files.ts';
-import { createSurfaceHandler, SURFACES, type SurfacePath } from './mcp.ts';
+import { SURFACES } from './mcp/endpoint.ts';
+import { fileDownload, HomeworkFiles } from './mcp/homework-store.ts';
+import { registerMcpEndpoints, UPLOAD_BODY_LIMIT } from './mcp/routes.ts';
+import { refuseNonAuthor, rpcFailure } from './mcp/surface-auth.ts';
 import { createEdgeMetrics } from './metrics.ts';
 import { setupOAuth } from './oauth/index.ts';
 import { isOAuthPath } from './oauth/routes.ts';
 import { RateLimiter } from './rate-limit.ts';
+import { registerAssistants } from './student/assistants.ts';
 import { studentApp } from './student/routes.ts';
-import { authorGate, refuseNonAuthor, rpcFailure, scopeChallenge, surfaceAuth } from './surface-auth.ts';
-import type { Caller } from './tools.ts';
 import { registerTutorRoutes } from './tutor/routes.ts';
+import { loadWebAssets, type WebAssets } from './web/assets.ts';
 import { setupWeb } from './web/index.ts';
 
 // Schema messages reach agents and students: Russian, like every user-facing text.
@@ -36,11 +36,14 @@ export interface EdgeDeps {
   redis: Redis;
   log: Logger;
   config: EdgeConfig;
+  /** The built web assets; read from the edge's assets folder when not given (main.ts checks first). */
+  assets?: WebAssets;
 }
 
 /** Builds the edge's fastify app (main.ts listens; tests inject or listen on port 0). */
 export async function buildApp(deps: EdgeDeps) {
   const { bus, redis, config } = deps;
+  const assets = deps.assets ?? loadWebAssets();
   // A kept list takes about five times its wire size in memory: the parsed reply, its text
   // content and their encoded bytes (measured on the 200-course bench catalog).
   const replies = new ReplyCache(config.REPLY_CACHE_MB * 1024 * 1024, 5);
@@ -61,15 +64,9 @@ export async function buildApp(deps: EdgeDeps) {
   const limiter = new RateLimiter(redis, config.RATE_LIMIT_PER_MINUTE, config.SUBJECT_PREFIX);
   // Bodies past the MCP limit (uploads) per token per minute: each costs up to ~55 MB of reading.
   const uploadLimiter = new RateLimiter(redis, config.UPLOADS_PER_MINUTE, `${config.SUBJECT_PREFIX}:upload`, 60_000, 1);
-  const uiKey = (caller: Caller) => `${config.SUBJECT_PREFIX}:ui:${caller.tokenKey}`;
-  // Stateless 2025-era clients send their capabilities only at initialize: remember them per token.
-  const uiFromInitialize = async (caller: Caller) => (await redis.get(uiKey(caller)).catch(() => null)) === '1';
   // main.ts refuses a missing or weak key outside development (checkFileUrlSecret).
   const files = new HomeworkFiles(bus.nc, config.SUBJECT_PREFIX, config.FILE_URL_SECRET ?? DEV_FILE_URL_SECRET);
   const callDeps = { bus, limiter, audit, metrics, replies, log: deps.log, files };
-  const handlers = Object.fromEntries(
-    (Object.keys(SURFACES) as SurfacePath[]).map((p) => [p, createSurfaceHandler(p, callDeps, uiFromInitialize)]),
-  ) as Record<SurfacePath, ReturnType<typeof createSurfaceHandler>>;
 
   // Routes that take larger bodies set their own bodyLimit; the MCP endpoints take tool calls.
   // While closing, new requests get the spec's 5xx phrase (below), not fastify's English 503.
@@ -89,6 +86,8 @@ export async function buildApp(deps: EdgeDeps) {
     bodyIdleMs: config.HTTP_BODY_IDLE_MS,
     largeBodyBudget: config.UPLOAD_BODIES_MB * 1024 * 1024,
     largeBodyGate: (key) => uploadLimiter.check(key),
+    overLimit: (key) => limiter.refusedFor(key),
+    overLimitMessage: phraseFor(429),
   });
   app.setErrorHandler((error: FastifyError, request, reply) =>
     // A non-author's body that did not parse is still the author-role violation, not a parse error.
@@ -96,6 +95,14 @@ export async function buildApp(deps: EdgeDeps) {
       ? refuseNonAuthor(request.caller.endpoint, { audit, metrics }, request, reply)
       : edgeErrorHandler(error, request, reply),
   );
+  // Every answer, pages and assets included (and those written by oidc-provider or the MCP SDK on
+  // the raw response): no content sniffing, and no address of ours in another site's Referer (an
+  // OAuth page's URL holds the interaction, a lesson's its id). Node merges these with the headers
+  // an answer sets itself.
+  app.addHook('onRequest', async (_request, reply) => {
+    reply.raw.setHeader('x-content-type-options', 'nosniff');
+    reply.raw.setHeader('referrer-policy', 'same-origin');
+  });
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
@@ -108,8 +115,11 @@ export async function buildApp(deps: EdgeDeps) {
       .send(rpcFailure(phraseFor(503)));
   });
   // Per-request access logs would cost more than the calls they describe; metrics count them.
+  // Every route is also listed: the Ingress must route each one (test/ingress-routes.e2e.test.ts).
+  const routeTable: EdgeRoute[] = [];
   app.addHook('onRoute', (route) => {
     route.logLevel = 'warn';
+    for (const method of [route.method].flat()) routeTable.push({ method, url: route.url });
   });
   const allowedHosts = new Set(config.ALLOWED_HOSTS.map((h) => h.toLowerCase()));
   const allowedOrigins = new Set(config.ALLOWED_ORIGINS.map((o) => o.toLowerCase()));
@@ -125,93 +135,8 @@ export async function buildApp(deps: EdgeDeps) {
 
   if (oauth) await oauth.register(app, audit);
 
-  /**
-   * What is refused before the MCP layer: a batch over MCP_BATCH_MAX; any message but tools/call
-   * over the rate limit (tools/call counts in callTool, before its arguments are checked, so that
-   * it keeps the in-band rate_limited refusal), each message of a batch counted; a call of a tool
-   * the endpoint does not have (MCP: JSON-RPC −32602 «Unknown tool»).
-   */
-  const refuseEarly = async (body: unknown, tokenKey: string, tools: readonly { name: string }[]) => {
-    const messages = (Array.isArray(body) ? body : [body]) as Array<
-      { id?: unknown; method?: unknown; params?: { name?: unknown } } | undefined
-    >;
-    const single = Array.isArray(body) ? undefined : messages[0];
-    const id = typeof single?.id === 'string' || typeof single?.id === 'number' ? single.id : null;
-    if (messages.length > config.MCP_BATCH_MAX) {
-      const message = `Invalid Request: в пакете не больше ${config.MCP_BATCH_MAX} сообщений`;
-      return { status: 400, body: { jsonrpc: '2.0', id: null, error: { code: -32600, message } } };
-    }
-    for (const m of messages) {
-      // choose is the edge's own tool: it never reaches callTool, so it is counted here.
-      if (m?.method === 'tools/call' && m.params?.name !== 'choose') continue;
-      const rate = await limiter.check(tokenKey);
-      if (!rate.allowed) {
-        const error = { code: -32000, message: phraseFor(429), data: { retry_after: rate.retryAfter } };
-        return { status: 429, retryAfter: rate.retryAfter, body: { jsonrpc: '2.0', id, error } };
-      }
-    }
-    const name = single?.method === 'tools/call' ? single.params?.name : undefined;
-    if (name !== undefined && !tools.some((t) => t.name === name)) {
-      const shown = typeof name === 'string' ? name.slice(0, 64) : JSON.stringify(name)?.slice(0, 64);
-      return { status: 200, body: { jsonrpc: '2.0', id, error: { code: -32602, message: `Unknown tool: ${shown}` } } };
-    }
-    return null;
-  };
-
-  for (const path of Object.keys(SURFACES) as SurfacePath[]) {
-    const authDeps = { auth, audit, metrics, oauth: oauth?.endpoint(path) };
-    const serve = async (request: FastifyRequest, reply: FastifyReply) => {
-      if (await scopeChallenge(authDeps, SURFACES[path].tools, request, reply)) return;
-      const caller = request.caller as Caller;
-      const { principal, tokenKey } = caller;
-      const early = await refuseEarly(request.body, tokenKey, SURFACES[path].tools);
-      if (early) {
-        if (early.retryAfter) reply.header('retry-after', String(early.retryAfter));
-        return reply.code(early.status).send(early.body);
-      }
-      const body = request.body as { method?: string; params?: { capabilities?: unknown; name?: unknown } } | undefined;
-      const onlyTool =
-        body?.method === 'tools/call' && typeof body.params?.name === 'string' ? body.params.name : undefined;
-      if (body?.method === 'initialize') {
-        await redis
-          .set(uiKey(caller), capabilitiesSupportUi(body.params?.capabilities) ? '1' : '0', 'EX', 7 * 86_400)
-          .catch(() => {});
-      }
-      reply.hijack();
-      const raw = request.raw as typeof request.raw & { auth?: AuthInfo };
-      raw.auth = { token: tokenKey, clientId: principal.user, scopes: [principal.scope], extra: { caller, onlyTool } };
-      await handlers[path].node(raw, reply.raw, request.body);
-    };
-    const limit = config.MCP_BODY_LIMIT_KB * 1024;
-    // The homework window's store_homework_file carries the files themselves (base64): its surface
-    // reads bodies up to the upload's size, and refuses any other call over the MCP limit once the
-    // body says which call it is (only an authenticated caller gets that far).
-    const uploads = SURFACES[path].tools.some((t) => t.name === store_homework_file.name);
-    const options = {
-      onRequest: surfaceAuth(path, authDeps, path === '/authoring'),
-      bodyLimit: uploads ? Math.max(limit, UPLOAD_BODY_LIMIT) : limit,
-      config: uploads ? { largeBodies: { mcpLimit: limit, tool: store_homework_file.name } } : {},
-      preHandler: !uploads
-        ? path === '/authoring'
-          ? authorGate(path, authDeps)
-          : undefined
-        : async (request: FastifyRequest, reply: FastifyReply) => {
-            // The bytes read, not Content-Length: a chunked body has none.
-            if ((request.bodyBytes ?? 0) <= limit) return;
-            const body = request.body as { method?: string; params?: { name?: unknown } } | undefined;
-            if (body?.method === 'tools/call' && body.params?.name === store_homework_file.name) return;
-            request.log.warn({ reqId: request.id, status: 413 }, 'request refused: body over the MCP limit');
-            return reply.code(413).send({
-              jsonrpc: '2.0',
-              id: null,
-              error: { code: -32600, message: `Запрос слишком большой: не больше ${config.MCP_BODY_LIMIT_KB} КБ` },
-            });
-          },
-    };
-    app.post(path, options, serve);
-    app.get(path, options, serve);
-    app.delete(path, options, serve);
-  }
+  // The MCP endpoints (spec 000: /mcp, /authoring; spec 004: /kb).
+  const mcp = registerMcpEndpoints(app, { call: callDeps, auth, redis, config, oauth });
 
   app.get('/files/:object', fileDownload(files));
   // The teacher's AI chat (spec 001): /v1/ai-chat/* and its page at /chat.
@@ -222,6 +147,7 @@ export async function buildApp(deps: EdgeDeps) {
     registry: metrics.registry,
     log: deps.log,
     timing: { aliveMs: config.AI_CHAT_ALIVE_MS, stallMs: config.AI_CHAT_STALL_MS, keepAliveMs: 15_000 },
+    assets,
   });
 
   // The platform's web pages (DESIGN "Running"): one session sign-in, one folder per app.
@@ -235,8 +161,11 @@ export async function buildApp(deps: EdgeDeps) {
     call: callDeps,
     files,
     uploadBodyLimit: UPLOAD_BODY_LIMIT,
+    assets,
   });
   await web.registerApp(studentApp());
+  // The student profile's «Подключённые ассистенты»: the CLI's grant operations for the session's user.
+  await registerAssistants(app, { db: deps.db, bus, auth: web.auth, limiter });
   await web.registerApp(cabinetApp());
 
   // The platform's tutor (issue 23): /v1/tutor/* and its page at /tutor, signed in by the web
@@ -247,25 +176,30 @@ export async function buildApp(deps: EdgeDeps) {
     web: web.auth,
     registry: metrics.registry,
     timing: { aliveMs: config.AI_CHAT_ALIVE_MS, stallMs: config.AI_CHAT_STALL_MS, keepAliveMs: 15_000 },
+    assets,
   });
 
-  app.get('/healthz', async () => ({ status: 'ok' }));
+  const needs = {
+    nats: () => bus.nc.flush(),
+    postgres: () =>
+      deps.db
+        .selectFrom('audit_log')
+        .select('id' as never)
+        .limit(1)
+        .execute(),
+  };
+  // The edge listens only once NATS and PostgreSQL answered; losing them for longer than the
+  // startup budget afterwards fails /healthz too, so the replica is restarted (see `liveness`).
+  const live = liveness(config.STARTUP_BUDGET_MS);
+  app.get('/healthz', async (_req, reply) => {
+    const p = await probe(needs, live);
+    return reply.code(p.alive ? 200 : 503).send(p.health);
+  });
   app.get('/readyz', async (_req, reply) => {
     // Without Redis the edge still serves every call (rate limits let calls through, the MCP Apps
     // flag defaults off): it is reported, not a reason to take the edge out of rotation.
-    const degraded = await runChecks({ redis: () => redis.ping() });
-    const failed = await runChecks({
-      nats: () => bus.nc.flush(),
-      postgres: () =>
-        deps.db
-          .selectFrom('audit_log')
-          .select('id' as never)
-          .limit(1)
-          .execute(),
-    });
-    return reply
-      .code(failed.length ? 503 : 200)
-      .send({ status: failed.length ? 'unavailable' : 'ok', failed, degraded });
+    const [degraded, p] = await Promise.all([runChecks({ redis: () => redis.ping() }), probe(needs, live)]);
+    return reply.code(p.ready.failed.length ? 503 : 200).send({ ...p.ready, degraded });
   });
   app.get('/metrics', async (_req, reply) =>
     reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
@@ -278,16 +212,34 @@ export async function buildApp(deps: EdgeDeps) {
     scrape?.close();
     auth.stop();
     oauth?.stop();
-    await Promise.all(Object.values(handlers).map((h) => h.handler.close()));
+    await mcp.close();
   });
   if (config.METRICS_PORT) {
     // A port that cannot be had (taken, not allowed) is a start-up error like any other setting.
     scrape = await startMetricsServer(config.METRICS_PORT, metrics.registry).catch(async (err) => {
       await app.close();
-      throw new Error(`METRICS_PORT ${config.METRICS_PORT}: ${(err as Error).message}`);
+      // The code stays (EADDRINUSE): a caller may choose another port.
+      throw Object.assign(new Error(`METRICS_PORT ${config.METRICS_PORT}: ${(err as Error).message}`), {
+        code: (err as NodeJS.ErrnoException).code,
+      });
     });
   }
+  ROUTE_TABLES.set(app, routeTable);
   return app;
+}
+
+/** One route of the edge: its method and fastify pattern (`/lessons/:lesson`, `/assets/*`). */
+export interface EdgeRoute {
+  method: string;
+  url: string;
+}
+
+// Beside the app, not on it: awaiting buildApp unwraps fastify's thenable instance to its plain type.
+const ROUTE_TABLES = new WeakMap<object, EdgeRoute[]>();
+
+/** Every route an app built by buildApp registered, in order. */
+export function edgeRoutes(app: object): EdgeRoute[] {
+  return ROUTE_TABLES.get(app) ?? [];
 }
 
 /** A plain HTTP server answering GET /metrics only (any Host). */
@@ -324,14 +276,6 @@ function originBase(origin: string): string {
     return origin.toLowerCase();
   }
 }
-
-/**
- * The largest store_homework_file call the edge reads: a batch of new files up to one file over the
- * batch limit, in base64, and the JSON around it — so a batch somewhat too large still reaches the
- * service and gets the spec's answer_too_large; a far larger body is HTTP 413.
- */
-export const UPLOAD_BODY_LIMIT =
-  Math.ceil(((LIMITS.homeworkBatchBytes + LIMITS.homeworkFileBytes) * 4) / 3) + 1024 * 1024;
 
 /**
  * Errors fastify raises itself (a body over the route's limit, malformed JSON) and any a handler

@@ -20,6 +20,8 @@ export interface EdgeDb {
     user_code: string | null;
     account_id: string | null;
     expires_at: string | null;
+    /** Grant rows: when one of its access tokens was last used (migration 0004). */
+    last_used_at?: string | null;
   };
   oauth_keys: { id: number; jwks: unknown; cookie_keys: unknown };
 }

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 
@@ -41,7 +41,22 @@ export interface BodyBoundsOptions {
   largeBodyBudget: number;
   /** Whether a caller may start one more large body now (uploads per token per minute). */
   largeBodyGate?: (key: string) => Promise<{ allowed: true } | { allowed: false; retryAfter: number }>;
+  /**
+   * Seconds an authenticated caller is known to stay over its rate limit (0: not known to be): a
+   * body past {@link RATE_CHECK_BYTES} from such a caller is refused (429) before it is read.
+   */
+  overLimit?: (key: string) => number;
+  /** The refusal's message for {@link overLimit} (the spec's 429 phrase). */
+  overLimitMessage?: string;
 }
+
+/**
+ * From this size on, a body of a caller over its rate limit is refused unread: its call would be
+ * refused anyway, after its bytes were read and parsed (~30 µs a KB). Smaller calls are read, so
+ * a tool call over the limit keeps its in-band `rate_limited` refusal; so are the bodies of a
+ * route that takes uploads (/mcp), whose refusal the upload window shows.
+ */
+export const RATE_CHECK_BYTES = 64 * 1024;
 
 /**
  * Where the first `[`/`{` nests deeper than `max` outside strings, the depth reached; else 0.
@@ -81,8 +96,8 @@ export function installBodyBounds(app: FastifyInstance<any, any, any, any>, opti
   const budget = new LargeBodyBudget(options.largeBodyBudget);
   const parseJson = app.getDefaultJsonParser('error', 'error');
 
-  app.addHook('onRequest', async (request) => {
-    if (expectsBody(request.raw)) watchProgress(request.raw, options.bodyIdleMs, options.requestTimeoutMs);
+  app.addHook('onRequest', async (request, reply) => {
+    if (expectsBody(request.raw)) watchProgress(request.raw, reply.raw, options.bodyIdleMs, options.requestTimeoutMs);
   });
   app.addHook('onSend', async (request, reply) => {
     if (request.raw.complete || !expectsBody(request.raw)) return;
@@ -102,6 +117,17 @@ export function installBodyBounds(app: FastifyInstance<any, any, any, any>, opti
     const key = request.caller?.tokenKey ?? request.ip;
     const length = Number(request.headers['content-length']);
     if (length > limit) return done(tooLarge(limit), undefined);
+    // Not on a route that takes uploads (/mcp): a large call there may be store_homework_file,
+    // whose refusal over the limit is in band, in the upload window.
+    const overLimit = () => {
+      const wait = request.caller && options.overLimit && !large ? options.overLimit(request.caller.tokenKey) : 0;
+      return wait ? new BodyRefusal(429, options.overLimitMessage ?? 'Too many requests', wait) : null;
+    };
+    if (length > RATE_CHECK_BYTES) {
+      const refused = overLimit();
+      if (refused) return done(refused, undefined);
+    }
+    let rateChecked = length > RATE_CHECK_BYTES;
     let received = 0;
     let held = 0;
     // Kept as the socket's buffers (outside the JS heap) and decoded once at the end; an upload
@@ -122,6 +148,11 @@ export function installBodyBounds(app: FastifyInstance<any, any, any, any>, opti
     const onData = (chunk: Buffer) => {
       received += chunk.length;
       if (received > limit) return finish(tooLarge(limit));
+      if (!rateChecked && received > RATE_CHECK_BYTES) {
+        rateChecked = true;
+        const refused = overLimit();
+        if (refused) return finish(refused);
+      }
       if (large && !held && received > large.mcpLimit) {
         held = budget.take(key, limit);
         if (!held) return finish(new BodyRefusal(503, 'Сейчас сдаётся много файлов: повторите через минуту', 60));
@@ -172,11 +203,16 @@ function expectsBody(req: IncomingMessage): boolean {
   return Boolean(req.headers['transfer-encoding']) || Number(req.headers['content-length'] ?? 0) > 0;
 }
 
+/** What a client whose body did not arrive in time reads (RFC 9110 §15.5.9), as a JSON-RPC error. */
+export const BODY_TIMEOUT_MESSAGE = 'Тело запроса не пришло вовремя: отправьте запрос заново';
+
 /**
- * Cuts the connection of a body that stops arriving for `idleMs`, or is still arriving
- * `totalMs` after the request began (counted on the socket, so nothing is consumed here).
+ * Ends a request whose body stops arriving for `idleMs`, or is still arriving `totalMs` after the
+ * request began (counted on the socket, so nothing is consumed here): with HTTP 408 and
+ * `Connection: close` when nothing has been answered yet, then a lingering close (the client
+ * reads the 408 instead of a reset); a request already being answered just loses its connection.
  */
-function watchProgress(req: IncomingMessage, idleMs: number, totalMs: number): void {
+function watchProgress(req: IncomingMessage, res: ServerResponse, idleMs: number, totalMs: number): void {
   const socket = req.socket;
   const deadline = Date.now() + totalMs;
   let last = socket.bytesRead;
@@ -184,7 +220,16 @@ function watchProgress(req: IncomingMessage, idleMs: number, totalMs: number): v
   const check = () => {
     if (req.complete || socket.destroyed) return;
     if (socket.bytesRead === last || Date.now() >= deadline) {
-      socket.destroy();
+      if (res.headersSent || res.writableEnded) return void socket.destroy();
+      const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: BODY_TIMEOUT_MESSAGE } });
+      socket.destroySoon = () => socket.end();
+      res.once('finish', () => linger(socket));
+      res.writeHead(408, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(body),
+        connection: 'close',
+      });
+      res.end(body);
       return;
     }
     last = socket.bytesRead;
@@ -246,9 +291,10 @@ class LargeBodyBudget {
 /** The refusal of a body as the JSON-RPC error the MCP endpoints answer with. */
 export function bodyRefusalReply(error: BodyRefusal, reply: FastifyReply) {
   if (error.retryAfter) reply.header('retry-after', String(error.retryAfter));
-  return reply.code(error.statusCode).send({
-    jsonrpc: '2.0',
-    id: null,
-    error: { code: error.statusCode === 400 ? -32700 : -32600, message: error.message },
-  });
+  // A rate refusal as the MCP endpoints give it for any other message (app.ts, refuseEarly).
+  const rpc =
+    error.statusCode === 429
+      ? { code: -32000, message: error.message, data: { retry_after: error.retryAfter } }
+      : { code: error.statusCode === 400 ? -32700 : -32600, message: error.message };
+  return reply.code(error.statusCode).send({ jsonrpc: '2.0', id: null, error: rpc });
 }

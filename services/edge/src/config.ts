@@ -26,11 +26,11 @@ export const EdgeConfig = BaseConfig.extend({
   AUTH_NEGATIVE_TTL_MS: z.coerce.number().int().min(0).default(5_000),
   /** Largest request body of an MCP endpoint (tool calls), KB; larger is HTTP 413 before parsing. */
   MCP_BODY_LIMIT_KB: z.coerce.number().int().min(1).default(512),
-  /** A request's headers and body must arrive within this (node's requestTimeout), ms. */
+  /** A request's headers and body must arrive within this (node's requestTimeout), ms; a body still arriving is answered 408. */
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
   /** A request's headers must arrive within this (node's headersTimeout), ms. */
   HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1000).default(10_000),
-  /** A body that sends nothing for this long loses its connection (slow trickle), ms. */
+  /** A body that sends nothing for this long is answered 408 and loses its connection (slow trickle), ms. */
   HTTP_BODY_IDLE_MS: z.coerce.number().int().min(100).default(10_000),
   /**
    * Upload bodies (store_homework_file, past MCP_BODY_LIMIT_KB) read at the same time, all callers
@@ -53,8 +53,6 @@ export const EdgeConfig = BaseConfig.extend({
   REPLY_CACHE_MB: z.coerce.number().min(0).default(64),
   /** HMAC key of homework file download URLs (the homework service signs them with the same key). */
   FILE_URL_SECRET: z.string().optional(),
-  /** `development` (npm start, tests) allows the development FILE_URL_SECRET; anything else needs a strong one. */
-  STUDIUM_ENV: z.string().optional(),
   /** How often the edge tells ai-chat that a chat client is still reading its answer. */
   AI_CHAT_ALIVE_MS: z.coerce.number().int().positive().default(1_000),
   /** Silence of ai-chat during an answer after which the client gets an `error` event. */
@@ -91,10 +89,16 @@ export const EdgeConfig = BaseConfig.extend({
     .int()
     .min(60)
     .default(30 * 86_400),
-  /** Sign-in attempts per login per minute (shared by replicas); more are refused with HTTP 429. */
+  /**
+   * Failed sign-ins of one login from one client address per minute (shared by replicas); more are
+   * refused from that address with HTTP 429. As many failures of the login from all addresses
+   * together only slow attempts on it (LOGIN_SLOWDOWN_MS): the owner is never locked out.
+   */
   LOGIN_ATTEMPTS_PER_MINUTE: z.coerce.number().int().min(1).default(10),
-  /** Sign-in attempts per client address per minute (any login). */
+  /** Sign-in attempts per client address per minute (any login, right or wrong); more are HTTP 429. */
   LOGIN_ATTEMPTS_PER_ADDRESS_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+  /** How long an attempt on a login with LOGIN_ATTEMPTS_PER_MINUTE failures this minute waits, ms. */
+  LOGIN_SLOWDOWN_MS: z.coerce.number().int().min(0).max(10_000).default(2000),
   /** Lifetime of a web pages' session (the student pages, tutor, author's cabinet), hours; then sign in again. */
   WEB_SESSION_TTL_H: z.coerce.number().int().min(1).max(720).default(168),
   /** Trust X-Forwarded-* from a TLS-terminating proxy (ingress). */

@@ -21,12 +21,24 @@ import { Redis } from 'ioredis';
 import { buildApp } from './app.ts';
 import type { EdgeDb } from './audit.ts';
 import { EdgeConfig, SCHEMA } from './config.ts';
+import { loadWebAssets, type WebAssets } from './web/assets.ts';
 
 const config = loadConfig(EdgeConfig);
 // No default signing key outside development: refused before anything is opened.
-config.FILE_URL_SECRET = checkFileUrlSecret(config.FILE_URL_SECRET, config.STUDIUM_ENV);
 await setupTracing('edge');
 const log = createLogger('edge', config.LOG_LEVEL);
+try {
+  config.FILE_URL_SECRET = checkFileUrlSecret(config.FILE_URL_SECRET, config.STUDIUM_ENV);
+} catch (err) {
+  exitOnRefusal(err, log);
+}
+// The web pages' scripts and stylesheets are built, not bundled here: without them, no start.
+let assets: WebAssets;
+try {
+  assets = loadWebAssets();
+} catch (err) {
+  exitOnStartupFailure('edge', log, err);
+}
 let trust: BusTrust;
 try {
   trust = trustFromEnv(process.env, 'edge');
@@ -59,9 +71,11 @@ try {
     trust,
     local: config.BUS_LOCAL,
   });
-  const app = await buildApp({ bus, db: database.db, redis, log, config });
+  const app = await buildApp({ bus, db: database.db, redis, log, config, assets });
   await app.listen({ host: config.HOST, port: config.PORT });
-  log.info({ url: `http://${config.HOST}:${config.PORT}` }, 'edge listening');
+  // PORT 0 takes a free port: the line names the one taken (npm start and the tests read it).
+  const { port } = app.server.address() as { port: number };
+  log.info({ url: `http://${config.HOST}:${port}`, port }, 'edge listening');
 
   onShutdown(log, async () => {
     await app.close();

@@ -114,6 +114,18 @@ export class RateLimiter {
     return 'ok';
   }
 
+  /**
+   * Seconds the key is known, on this replica, to stay over its limit (its window refused a lease
+   * and no leased calls are left); 0 when it is not known to be. Counts nothing and asks no one:
+   * for refusing a large body unread (body.ts) when its call would be refused anyway.
+   */
+  refusedFor(key: string): number {
+    const s = this.states.get(key);
+    const now = Date.now();
+    if (this.limit <= 0 || !s || s.refusedUntil <= now || (s.credits > 0 && s.until > now)) return 0;
+    return Math.max(1, Math.ceil((s.refusedUntil - now) / 1000));
+  }
+
   /** Drops the state of keys whose window is over. */
   private sweep(): void {
     const now = Date.now();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { dataResult, failureResult, refusalResult } from '../src/render.ts';
-import { encodeReply } from '../src/reply-json.ts';
+import { dataResult, failureResult, refusalResult } from '../src/mcp/render.ts';
+import { encodeReply } from '../src/mcp/reply-json.ts';
 
 const tricky = {
   space: 'personal',

@@ -9,6 +9,7 @@ import {
 import { emitEvent } from '@studium/platform';
 import type { Kysely } from 'kysely';
 import type { NatsConnection } from 'nats';
+import { announceAccess, usersOfProgram } from './access-events.ts';
 import type { EnrollmentDb } from './db.ts';
 import { parseIsoDate } from './domain/iso-date.ts';
 import { hashPassword, passwordProblem } from './domain/passwords.ts';
@@ -63,6 +64,7 @@ export class EnrollmentAdmin {
         full_name: fullName,
         at,
       });
+      if (created) await announceAccess(trx, [id]);
     });
     this.changed(id);
   }
@@ -73,8 +75,11 @@ export class EnrollmentAdmin {
       throw new Error(`organization name must be lowercase letters, digits, - or _, and not "personal": ${name}`);
     }
     await this.db.transaction().execute(async (trx) => {
-      await new IdentityRepository(trx).upsertOrganization({ name, title, suspended });
+      const repo = new IdentityRepository(trx);
+      await repo.upsertOrganization({ name, title, suspended });
       await this.organizationChanged(trx, name);
+      // Title and suspension are in every member's access document.
+      await announceAccess(trx, await repo.membersOf(name));
     });
     for (const user of await this.repo.membersOf(name)) this.changed(user);
   }
@@ -85,6 +90,7 @@ export class EnrollmentAdmin {
     const members = await this.db.transaction().execute(async (trx) => {
       const users = await new IdentityRepository(trx).setSuspended(org, suspended);
       await this.organizationChanged(trx, org);
+      await announceAccess(trx, users);
       return users;
     });
     for (const user of members) this.changed(user);
@@ -121,6 +127,7 @@ export class EnrollmentAdmin {
     await this.db.transaction().execute(async (trx) => {
       await new IdentityRepository(trx).upsertMembership({ org, user_id: user, role });
       await this.membershipChanged(trx, org, user, role);
+      await announceAccess(trx, [user]);
     });
     this.changed(user);
   }
@@ -132,6 +139,7 @@ export class EnrollmentAdmin {
     await this.db.transaction().execute(async (trx) => {
       await new IdentityRepository(trx).removeMembership(user, org);
       await this.membershipChanged(trx, org, user, null);
+      await announceAccess(trx, [user]);
     });
     this.changed(user);
   }
@@ -247,6 +255,7 @@ export class EnrollmentAdmin {
         at: new Date().toISOString(),
       };
       await emitEvent(trx, 'enrollment.assignment_changed', assignment);
+      await announceAccess(trx, [user]);
       return { created: row.created };
     });
   }
@@ -297,6 +306,10 @@ export class EnrollmentAdmin {
         await emitEvent(trx, 'enrollment.assignment_changed', assignment);
         n++;
       }
+      n += await announceAccess(
+        trx,
+        users.map((u) => u.id),
+      );
       return n;
     });
   }
@@ -311,7 +324,11 @@ export class EnrollmentAdmin {
    * service reports completion itself, this is how a course becomes completed (program order).
    */
   async recordProgress(user: string, course: string, lessonsDone: number, completedAt: string | null): Promise<number> {
-    return this.enrollments.recordProgress(user, course, lessonsDone, completedAt);
+    return this.db.transaction().execute(async (trx) => {
+      const n = await new EnrollmentRepository(trx).recordProgress(user, course, lessonsDone, completedAt);
+      if (n > 0) await announceAccess(trx, [user]);
+      return n;
+    });
   }
 
   /** Creates or replaces a program: key, title, whether its courses go in order, the ordered course ids. */
@@ -320,21 +337,32 @@ export class EnrollmentAdmin {
       throw new Error(`program key must be lowercase letters, digits, - or _: ${key}`);
     }
     if (new Set(courses).size !== courses.length) throw new Error(`a course appears twice in program ${key}`);
-    await this.programs.saveProgram({ key, title, ordered, courses });
+    await this.db.transaction().execute(async (trx) => {
+      // The users who saw the program before the change and those who see it after.
+      const before = await usersOfProgram(trx, key, courses);
+      await new ProgramRepository(trx).saveProgram({ key, title, ordered, courses });
+      await announceAccess(trx, before);
+    });
   }
 
   /** Adds a user to a program (ordered programs then lock their later courses for them). */
   async addProgramMember(program: string, user: string): Promise<void> {
     if (!(await this.programs.exists(program))) throw new Error(`no such program: ${program}`);
     await this.requireUser(user);
-    await this.programs.addMember(program, user);
+    await this.db.transaction().execute(async (trx) => {
+      await new ProgramRepository(trx).addMember(program, user);
+      await announceAccess(trx, [user]);
+    });
   }
 
   /** Removes a user from a program. */
   async removeProgramMember(program: string, user: string): Promise<void> {
     if (!(await this.programs.exists(program))) throw new Error(`no such program: ${program}`);
     await this.requireUser(user);
-    await this.programs.removeMember(program, user);
+    await this.db.transaction().execute(async (trx) => {
+      await new ProgramRepository(trx).removeMember(program, user);
+      await announceAccess(trx, [user]);
+    });
   }
 
   /** Every program with its courses and members. */

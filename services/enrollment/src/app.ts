@@ -2,6 +2,7 @@ import { decodePrincipalChanged, PRINCIPAL_CHANGED, RELEASE_MAIL_QUEUE } from '@
 import { type App, type ServiceDeps, startRelay } from '@studium/platform';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
+import { announceAccessOnce } from './access-events.ts';
 import { EnrollmentConfig } from './config.ts';
 import type { EnrollmentDb } from './db.ts';
 import { IdentityCache } from './domain/identity-cache.ts';
@@ -97,6 +98,8 @@ export async function createApp({
     redriveAfterMs: cfg.MAIL_REDRIVE_AFTER_MS,
   });
   redis.on('ready', () => mailRelay.kick());
+  // The access projections of lessons and homework replay the stream: it must hold every user's state.
+  await announceAccessOnce(db);
   const relay = await startRelay({ nc, pool: database.pool, schema: database.schema, prefix: bus.prefix, log });
   const consumer = await startCatalogConsumer({
     nc,
@@ -125,7 +128,7 @@ export async function createApp({
     resolveUserHandler(repo),
     knownUserHandler(repo),
     whoamiHandler(identities),
-    setSpaceHandler(repo, principalChanged),
+    setSpaceHandler(db, repo, principalChanged),
     listCatalogHandler(identities, catalog, stamps),
     listMyCoursesHandler(identities, enrollments, stamps),
     enrollHandler({

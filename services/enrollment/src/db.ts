@@ -22,6 +22,11 @@ export interface EnrollmentDb {
     created_at: Generated<string>;
     password_hash: Generated<string | null>;
     access_revoked_at: Generated<string | null>;
+    access_version: Generated<string>;
+  };
+  access_announced: {
+    id: number;
+    at: Generated<string>;
   };
   organizations: {
     name: string;
@@ -99,6 +104,10 @@ export interface EnrollmentDb {
     progress_at: string | null;
     /** Keys of the lessons passed, from the latest progress report (migration 0007); null before one. */
     passed_lessons: string[] | null;
+    /** Keys of the lessons the student can no longer pass (a required quiz exhausted; migration 0009). */
+    failed_lessons: string[] | null;
+    /** When nothing was left to study in the course: every lesson passed or failed (migration 0009). */
+    finished_at: string | null;
     /** Made through a tester grant of a course not open yet (migration 0008). */
     tester: Generated<boolean>;
   };

@@ -1,6 +1,5 @@
+import type { ProgramLock } from '@studium/contracts';
 import { refuse } from '@studium/contracts';
-import type { ProgramLock } from './domain/programs.ts';
-import type { OrgMembership } from './domain/space.ts';
 
 // Every refusal of the enrollment service: one function per spec code, with its Russian message.
 // The space refusals every service shares (space_not_available of a named space,
@@ -94,29 +93,6 @@ export function courseNotUpcoming(course: string, openTitle: string | null) {
 
 // --- the space of a course tool ---
 
-/** not_enrolled: the student has no enrollment in the course that a course tool could use. */
-export function notEnrolled(course: string) {
-  return refuse(
-    'not_enrolled',
-    'Ученик не записан на этот курс: запишите его через enroll или выберите курс из list_my_courses',
-    { course },
-  );
-}
-
-/** course_not_in_space: the named space does not have the course; the student is enrolled elsewhere. */
-export function courseNotInSpace(course: string, space: string, available: string[]) {
-  return refuse('course_not_in_space', `Курса нет в пространстве «${space}»: ученик записан на него в другом`, {
-    course,
-    space,
-    available,
-  });
-}
-
-/** organization_suspended: the course's enrollment is in a suspended organization. */
-export function organizationSuspended(org: OrgMembership) {
-  return refuse(
-    'organization_suspended',
-    `Организация «${org.title}» приостановлена: её курсы сейчас недоступны, зачисления сохраняются`,
-    { space: org.name, organization: org.name },
-  );
-}
+// not_enrolled, course_not_in_space and organization_suspended of a course tool are in the
+// contracts (`access/refusals.ts`): lessons and homework decide access from their projection too.
+export { courseNotInSpace, notEnrolled, organizationSuspended } from '@studium/contracts';

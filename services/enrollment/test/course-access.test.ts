@@ -1,5 +1,13 @@
-import { courseAccess, enroll, myEnrollments } from '@studium/contracts';
+import {
+  ACCESS_CHANGED,
+  AccessChanged,
+  courseAccess,
+  courseAccessFromDoc,
+  enroll,
+  myEnrollments,
+} from '@studium/contracts';
 import { createTestEnv, type TestEnv } from '@studium/testing';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { card, seedCards } from './support/cards.ts';
 import { startEnrollmentService, student } from './support/service.ts';
@@ -163,5 +171,44 @@ describe('enrollment.my_enrollments', () => {
       ok: false,
       error: { code: 'organization_suspended' },
     });
+  });
+});
+
+describe('enrollment.access_changed', () => {
+  /** The newest access document of the user in the outbox (what a projection keeps). */
+  async function latestDoc(user: string) {
+    const { rows } = await sql<{ data: unknown }>`select payload -> 'data' as data from outbox
+      where subject = ${ACCESS_CHANGED} and payload -> 'data' ->> 'user' = ${user}
+      order by (payload -> 'data' ->> 'version')::bigint desc limit 1`.execute(svc.db);
+    return AccessChanged.parse(rows[0]?.data);
+  }
+
+  it('carries what course_access reads: the projection decides every case alike', async () => {
+    const doc = await latestDoc('emp@t');
+    const cases: Array<{ course: string; space: string | null; course_space: string | null }> = [];
+    for (const course of ['own', 'assigned', 'cold', 'first', 'second', 'nope'])
+      for (const space of [null, 'personal', 'acme', 'frozen', 'elsewhere'])
+        for (const course_space of [null, 'personal', 'acme', 'frozen']) cases.push({ course, space, course_space });
+    for (const q of cases) {
+      const local = courseAccessFromDoc(doc, q, Date.now());
+      expect({ q, local }).toEqual({ q, local: await access(q) });
+    }
+  });
+
+  it('follows a suspension and a removed membership with a newer document', async () => {
+    const before = await latestDoc('emp@t');
+    await svc.admin.setSuspended('frozen', false);
+    const resumed = await latestDoc('emp@t');
+    expect(resumed.version).toBeGreaterThan(before.version);
+    expect(courseAccessFromDoc(resumed, { course: 'cold', space: null, course_space: null }, Date.now())).toMatchObject(
+      {
+        ok: true,
+        data: { space: 'frozen' },
+      },
+    );
+    await svc.admin.setSuspended('frozen', true);
+    expect(
+      courseAccessFromDoc(await latestDoc('emp@t'), { course: 'cold', space: null, course_space: null }, Date.now()),
+    ).toMatchObject({ ok: false, error: { code: 'organization_suspended' } });
   });
 });

@@ -44,12 +44,12 @@ describe('resolveSpace', () => {
 });
 
 describe('programsOf', () => {
-  const chain = (ordered: boolean, member: boolean, completed: boolean[]): ProgramRow => ({
+  const chain = (ordered: boolean, member: boolean, finished: boolean[]): ProgramRow => ({
     program: 'p',
     title: 'Программа',
     ordered,
     member,
-    courses: ['a', 'b', 'c'].map((course, i) => ({ course, title: course.toUpperCase(), completed: completed[i] })),
+    courses: ['a', 'b', 'c'].map((course, i) => ({ course, title: course.toUpperCase(), finished: finished[i] })),
   });
 
   it('places the course in the chain with previous and next', () => {
@@ -69,7 +69,7 @@ describe('programsOf', () => {
     expect(lock).toBeNull();
   });
 
-  it('locks only for a member of an ordered program whose previous course is not completed', () => {
+  it('locks only for a member of an ordered program whose previous course is not finished', () => {
     expect(programsOf('b', [chain(true, true, [false, false, false])]).lock).toEqual({
       program: 'p',
       program_title: 'Программа',

@@ -139,7 +139,7 @@ describe('notify_subscribers', () => {
       waiting: 2,
     });
 
-    const jsm = await env.nc.jetstreamManager();
+    const jsm = await (await env.as('operator')).jetstreamManager();
     const names = streamNames(env.prefix);
     const info = await eventually(async () => {
       const i = await jsm.streams.info(names.stream, { subjects_filter: names.subject(SUBSCRIPTION_NOTIFIED) });

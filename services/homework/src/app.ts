@@ -1,4 +1,4 @@
-import { type App, DEV_FILE_URL_SECRET, type ServiceDeps, startRelay } from '@studium/platform';
+import { AccessProjection, type App, DEV_FILE_URL_SECRET, type ServiceDeps, startRelay } from '@studium/platform';
 import { HomeworkConfig } from './config.ts';
 import { CourseGateway } from './courses.ts';
 import type { HomeworkDb } from './db.ts';
@@ -9,6 +9,7 @@ import { fillDocumentHandler } from './handlers/fill-document.ts';
 import { emptyBlocksHandler, lessonContextHandler } from './handlers/lesson-context.ts';
 import { startLessonConsumer } from './handlers/lesson-events.ts';
 import { myHomeworkHandler } from './handlers/my-homework.ts';
+import { returnedHomeworkHandler } from './handlers/returned-homework.ts';
 import { homeworkQueueHandler, homeworkSubmissionHandler, reviewActionHandlers } from './handlers/review.ts';
 import { storeHomeworkFileHandler } from './handlers/store-homework-file.ts';
 import { studentHomeworkHandler } from './handlers/student-homework.ts';
@@ -18,6 +19,9 @@ import { uploadHomeworkFileHandler } from './handlers/upload-homework-file.ts';
 import { startOrphanSweep } from './orphans.ts';
 import { DocumentRepository } from './repositories/document.repository.ts';
 import { SubmissionRepository } from './repositories/submission.repository.ts';
+
+/** Durable name of the access projection's consumer (replicas share it). */
+export const ACCESS_CONSUMER = 'homework-access';
 
 /** Migrations of the homework schema. */
 export const MIGRATIONS = new URL('../migrations', import.meta.url).pathname;
@@ -43,7 +47,19 @@ export async function createApp({
   const db = database.db;
   const documents = new DocumentRepository(db);
   const submissions = new SubmissionRepository(db);
-  const gateway = new CourseGateway(bus, submissions, cfg.RELEASE_TTL_MS);
+  // Course access from the projection of enrollment's access documents (no request per call).
+  const access = new AccessProjection({
+    nc,
+    bus,
+    db: db as never,
+    durable: ACCESS_CONSUMER,
+    log,
+    metrics,
+    maxAttempts: cfg.CONSUMER_MAX_ATTEMPTS,
+    retryDelayMs: cfg.CONSUMER_RETRY_MS,
+  });
+  await access.start();
+  const gateway = new CourseGateway(bus, submissions, access, cfg.RELEASE_TTL_MS);
   // main.ts refuses a missing or weak key outside development (checkFileUrlSecret).
   const secret = cfg.FILE_URL_SECRET ?? DEV_FILE_URL_SECRET;
   const signer = { publicUrl: cfg.PUBLIC_URL, secret, ttlS: cfg.FILE_URL_TTL_S };
@@ -78,8 +94,9 @@ export async function createApp({
     homeworkQueueHandler({ db, gateway, signer }),
     homeworkSubmissionHandler({ db, gateway, signer }),
     ...reviewActionHandlers({ db, gateway, signer }),
-    lessonContextHandler({ gateway, documents, submissions }),
-    emptyBlocksHandler({ gateway, documents, submissions }),
+    lessonContextHandler({ gateway, documents, submissions, publicUrl: cfg.PUBLIC_URL }),
+    returnedHomeworkHandler({ gateway, submissions, publicUrl: cfg.PUBLIC_URL }),
+    emptyBlocksHandler({ gateway, documents, submissions, publicUrl: cfg.PUBLIC_URL }),
     studentHomeworkHandler({ bus, submissions, signer }),
   ]);
   return {
@@ -90,6 +107,7 @@ export async function createApp({
       await service.stop();
       await sweep.stop();
       await consumer.stop();
+      await access.stop();
       await relay.stop();
     },
   };

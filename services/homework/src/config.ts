@@ -7,8 +7,6 @@ export const HomeworkConfig = BaseConfig.extend({
   PUBLIC_URL: z.string().default('http://127.0.0.1:8080'),
   /** HMAC key of file download URLs; the edge checks them with the same key. */
   FILE_URL_SECRET: z.string().optional(),
-  /** `development` (npm start, tests) allows the development FILE_URL_SECRET; anything else needs a strong one. */
-  STUDIUM_ENV: z.string().optional(),
   /** How long an issued download URL opens its file. */
   FILE_URL_TTL_S: z.coerce.number().int().positive().default(3600),
   /** How often objects the edge staged but no save recorded are looked for. */

@@ -1,6 +1,5 @@
 import {
   type CourseAccess,
-  courseAccess,
   type OutputOf,
   type Principal,
   parseLessonId,
@@ -9,7 +8,7 @@ import {
   type ReleaseLesson,
   releaseContent,
 } from '@studium/contracts';
-import { type Bus, type CallContext, Failure } from '@studium/platform';
+import { type AccessProjection, type Bus, type CallContext, Failure } from '@studium/platform';
 import { lessonNotFound } from './refusals.ts';
 import type { SubmissionRepository } from './repositories/submission.repository.ts';
 
@@ -44,6 +43,7 @@ export class CourseGateway {
   constructor(
     private readonly bus: Bus,
     private readonly submissions: SubmissionRepository,
+    private readonly projection: AccessProjection,
     private readonly activeTtlMs: number,
   ) {}
 
@@ -51,13 +51,8 @@ export class CourseGateway {
   async access(principal: Principal, course: string, space: string | undefined): Promise<CourseAccess | Refused> {
     const user = principal.user;
     const courseSpace = space ? null : await this.submissions.courseSpace(user, course);
-    // The student's signed principal goes along: enrollment answers only for the caller.
-    const reply = await this.bus.request(courseAccess, principal, {
-      user,
-      course,
-      space: space ?? null,
-      course_space: courseSpace,
-    });
+    // Decided from the access projection; a refusal is enrollment's own (AccessProjection.check).
+    const reply = await this.projection.check(principal, { course, space: space ?? null, course_space: courseSpace });
     return reply.ok ? reply.data : reply;
   }
 

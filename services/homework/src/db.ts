@@ -26,6 +26,8 @@ export interface HomeworkDb {
     lesson_key: string;
     space: string;
     organization: string | null;
+    /** The student's full name when last known (migration 0002); null: show the login. */
+    student_name: ColumnType<string | null, string | null | undefined, string | null>;
     curators: ColumnType<string[], string[] | undefined, string[]>;
     status: HomeworkStatus;
     assigned_at: NullableTimestamp;

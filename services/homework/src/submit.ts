@@ -63,9 +63,10 @@ export async function saveVersion(
   db: Kysely<HomeworkDb>,
   signer: UrlSigner,
   at: LessonInCourse,
-  user: string,
+  who: { user: string; full_name: string },
   save: Save,
 ) {
+  const user = who.user;
   const place = {
     user,
     course: at.course,
@@ -100,6 +101,8 @@ export async function saveVersion(
         answer,
         submitted_at: new Date().toISOString(),
         curators: at.release.content.course.curators,
+        // The name the curator's queue shows: the platform's current one, from the signed principal.
+        ...(who.full_name ? { student_name: who.full_name } : {}),
       });
       await repo.addJournal({ submission: row.id, event: 'submitted', actor: user, version, comment: null });
       await emitChange(trx, 'homework.submitted', updated, user, null);

@@ -157,7 +157,7 @@ describe('artifact and update_artifact', () => {
 
   it("tells reporting each space's document separately (homework.document_updated)", async () => {
     await stack.homework.app.flush();
-    const jsm = await env.nc.jetstreamManager();
+    const jsm = await (await env.as('operator')).jetstreamManager();
     const names = streamNames(env.prefix);
     const subject = names.subject(events['homework.document_updated'].subject);
     const { state } = await jsm.streams.info(names.stream);

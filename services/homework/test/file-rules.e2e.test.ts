@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { LIMITS, phraseFor } from '@studium/contracts';
 import { homeworkBucket } from '@studium/platform';
 import { createTestEnv, type TestEnv } from '@studium/testing';
@@ -157,5 +158,61 @@ describe('checked before a byte is stored', () => {
     expect(await objects()).toBe(before);
     // What still fits is taken.
     data(await anna.callTool('store_homework_file', { lesson, files: [entry('small.pdf', pdf(MB / 2))] }));
+  });
+});
+
+describe('file names', () => {
+  type Stored = { submission: { files: Array<{ name: string; url: string }> } };
+
+  it('are kept without control and bidi characters: CR/LF become a space, a right-to-left override is removed', async () => {
+    const lesson = stack.lesson('l-files');
+    const stored = data(
+      await anna.callTool('store_homework_file', {
+        lesson,
+        files: [
+          entry('протокол\r\nвстречи.txt', 'Протокол\n'),
+          // Reads «отчётtxt.exe» with the override; the platform shows what it is.
+          entry('отчёт\u202Eexe.txt', 'Отчёт\n'),
+          entry('\u200Bплан\t\tнеделя\u2066.md', '# План\n'),
+        ],
+      }),
+    ) as Stored;
+    const names = stored.submission.files.map((f) => f.name).slice(-3);
+    expect(names).toEqual(['протокол встречи.txt', 'отчётexe.txt', 'план неделя.md']);
+    const rows = await stack.homework.database.pool.query('select name from homework.files');
+    const unsafe = (c: number) =>
+      c < 0x20 || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069) || c === 0x200b;
+    for (const { name } of rows.rows)
+      expect([...(name as string)].filter((ch) => unsafe(ch.codePointAt(0) ?? 0))).toEqual([]);
+    // The download names the cleaned name too.
+    const u = new URL(stored.submission.files.at(-2)?.url as string);
+    const res = await fetch(`${edge.url}${u.pathname}${u.search}`);
+    expect(res.headers.get('content-disposition')).toBe(
+      `attachment; filename*=UTF-8''${encodeURIComponent('отчётexe.txt')}`,
+    );
+  });
+
+  it('a name of nothing but control and bidi characters is invalid_files, and nothing is stored', async () => {
+    const before = await objects();
+    for (const name of ['\u202E\r\n', '\u200B\u2066\u2069', '\t \n']) {
+      const error = refusal(
+        await anna.callTool('store_homework_file', {
+          lesson: stack.lesson('l-files'),
+          files: [entry('ok.txt', 'x\n'), entry(name, 'y\n')],
+        }),
+      );
+      expect(error.code, JSON.stringify(name)).toBe('invalid_files');
+    }
+    expect(await objects()).toBe(before);
+  });
+
+  it('names stored before are cleaned by the migration', async () => {
+    const pool = stack.homework.database.pool;
+    const row = (await pool.query('select id from homework.files limit 1')).rows[0] as { id: string };
+    await pool.query('update homework.files set name = $2 where id = $1', [row.id, ' счёт\u202Efdp.exe\r\n  копия ']);
+    const sql = readFileSync(new URL('../migrations/0003_clean_file_names.sql', import.meta.url), 'utf8');
+    await pool.query(`set search_path to homework; ${sql}`);
+    const after = await pool.query('select name from homework.files where id = $1', [row.id]);
+    expect(after.rows[0].name).toBe('счётfdp.exe копия');
   });
 });

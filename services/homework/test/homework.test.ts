@@ -50,13 +50,22 @@ const submissionRow = (lesson: string, space: string) =>
 describe('assignment on lessons.lesson_passed', () => {
   it('assigns the homework in the session space with the due date of the rule, once', async () => {
     const at = '2020-01-01T10:00:00.000Z';
-    const event = await publishEvent(env, LESSON_PASSED, lessonPassed(stack, 'anna@hw', 'l-text', 'acme', at));
+    const passed = { ...lessonPassed(stack, 'anna@hw', 'l-text', 'acme', at), user_name: 'Анна Лесная' };
+    const event = await publishEvent(env, LESSON_PASSED, passed);
     const row = await eventually(async () => {
       const r = await submissionRow(stack.lesson('l-text'), 'acme');
       if (!r) throw new Error('not assigned yet');
       return r;
     });
     expect(row).toMatchObject({ status: 'Assigned', due_at: '2020-01-08T10:00:00.000Z', version: null });
+    // The pass names the student, so the curator's queue shows who it is before any hand-in.
+    const assigned = await call(env, homework_queue, CURATOR, { status: 'Assigned' });
+    expect(assigned.items.find((i) => i.submission === row.id)).toMatchObject({
+      student: 'anna@hw',
+      student_name: 'Анна Лесная',
+      course_title: 'Договорённости в команде',
+      lesson_title: 'Текстовая домашка',
+    });
     // A redelivered event (same id) and a lesson without homework change nothing.
     await publishEvent(env, LESSON_PASSED, lessonPassed(stack, 'anna@hw', 'l-text', 'acme', at), `${event.id}`);
     await publishEvent(env, LESSON_PASSED, lessonPassed(stack, 'anna@hw', 'l-none', 'acme'));
@@ -124,6 +133,16 @@ describe('submit_homework and the curator review', () => {
   it('the curator sees it in the queue, returns it with a comment; the student sees the comment', async () => {
     const queue = await call(env, homework_queue, CURATOR, {});
     expect(queue.items.map((i) => i.submission)).toContain(submission);
+    // People read titles and names: the student's hand-in gave the name of its signed principal.
+    expect(queue.items.find((i) => i.submission === submission)).toMatchObject({
+      course_title: 'Договорённости в команде',
+      lesson_title: 'Текстовая домашка',
+      student_name: 'anna@hw',
+    });
+    // The filter offers the courses one may review, by title: none to an author who leads none.
+    expect(queue.courses).toEqual([{ course: stack.course, title: 'Договорённости в команде' }]);
+    expect((await call(env, homework_queue, other, {})).courses).toEqual([]);
+    expect((await call(env, homework_queue, moderator, {})).courses).toEqual(queue.courses);
     const byCourse = await call(env, homework_queue, CURATOR, { course: stack.course });
     expect(byCourse.items).toHaveLength(1);
     expect((await call(env, homework_queue, other, {})).items).toEqual([]);
@@ -138,7 +157,7 @@ describe('submit_homework and the curator review', () => {
     expect(mine.homework).toMatchObject({ answer_mode: 'text', due: '7 дней после закрытия урока' });
     expect(mine.submission).toMatchObject({ answer: 'Встречу провёл, спонсор согласовал бюджет', version: 2 });
     // start_lesson of the next lesson gets it from lesson_context.
-    const ctx = await call(env, homeworkLessonContext, null, {
+    const ctx = await call(env, homeworkLessonContext, anna, {
       user: 'anna@hw',
       course: stack.course,
       release: stack.release,
@@ -327,7 +346,7 @@ describe('submit_homework refusals', () => {
 describe('the lessons service asks', () => {
   it('artifact_blocks of a lesson with filled, and empty_blocks at closing, per space', async () => {
     const args = { user: 'anna@hw', course: stack.course, release: stack.release, lesson: 'l-text', space: 'personal' };
-    const ctx = await call(env, homeworkLessonContext, null, { ...args, previous_lesson: null });
+    const ctx = await call(env, homeworkLessonContext, anna, { ...args, previous_lesson: null });
     expect(ctx).toEqual({
       artifact_blocks: [
         {
@@ -339,8 +358,17 @@ describe('the lessons service asks', () => {
         },
       ],
       previous_homework: null,
+      returned_homework: [],
     });
-    expect(await call(env, homeworkEmptyBlocks, null, args)).toEqual({
+    // Only inside the student's call: without their principal (or with another's) nothing answers.
+    await expect(env.bus.request(homeworkEmptyBlocks, null, args)).rejects.toMatchObject({ status: 401 });
+    await expect(
+      env.bus.request(homeworkLessonContext, null, { ...args, previous_lesson: null }),
+    ).rejects.toMatchObject({
+      status: 401,
+    });
+    await expect(env.bus.request(homeworkEmptyBlocks, person('eve@hw'), args)).rejects.toMatchObject({ status: 403 });
+    expect(await call(env, homeworkEmptyBlocks, anna, args)).toEqual({
       empty_blocks: [{ artifact: 'agreements_log', key: 'agreements', title: 'Договорённости' }],
     });
     await call(env, update_artifact, anna, {
@@ -350,14 +378,14 @@ describe('the lessons service asks', () => {
       rows: [{ topic: 'Ретро' }],
       space: 'personal',
     });
-    expect((await call(env, homeworkEmptyBlocks, null, args)).empty_blocks).toEqual([]);
-    expect((await call(env, homeworkEmptyBlocks, null, { ...args, space: 'acme' })).empty_blocks).toHaveLength(1);
-    const none = await call(env, homeworkLessonContext, null, {
+    expect((await call(env, homeworkEmptyBlocks, anna, args)).empty_blocks).toEqual([]);
+    expect((await call(env, homeworkEmptyBlocks, anna, { ...args, space: 'acme' })).empty_blocks).toHaveLength(1);
+    const none = await call(env, homeworkLessonContext, anna, {
       ...args,
       lesson: 'l-none',
       previous_lesson: 'l-files',
     });
     // anna never passed l-files in the personal space: nothing was assigned there (issue 19 point 8).
-    expect(none).toEqual({ artifact_blocks: [], previous_homework: null });
+    expect(none).toEqual({ artifact_blocks: [], previous_homework: null, returned_homework: [] });
   });
 });

@@ -6,11 +6,14 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../../test/support/browser.ts';
 import { startEdge } from '../../../test/support/stack.ts';
+import { openViewHost } from '../../../test/support/view-host.ts';
 import { startHomeworkStack } from './support/stack.ts';
 
 // The upload window as a person meets it: the real HTML resource from the edge, rendered in
-// headless Chromium inside a minimal MCP Apps host page (postMessage JSON-RPC), two files dropped
-// on the zone and «Сдать» pressed; the window calls store_homework_file through the host.
+// headless Chromium and hosted by the ext-apps AppBridge (test/support/view-host.ts), two files
+// dropped on the zone and «Сдать» pressed; the window calls store_homework_file through the host.
+// It reports its size as its content changes, follows the host's theme, and ignores messages
+// from any window but its host.
 let env: TestEnv;
 let stack: Awaited<ReturnType<typeof startHomeworkStack>>;
 let edge: Awaited<ReturnType<typeof startEdge>>;
@@ -46,26 +49,6 @@ afterAll(async () => {
   await env?.cleanup();
 });
 
-/** A minimal MCP Apps host: answers ui/initialize, sends the tool input and result, relays tools/call. */
-const HOST = `<!doctype html><html><body><iframe id="app" style="width:600px;height:500px"></iframe><script>
-window.messages = [];
-window.start = (html, input, result) => {
-  const frame = document.getElementById('app');
-  const reply = (id, res) => frame.contentWindow.postMessage({ jsonrpc: '2.0', id, result: res }, '*');
-  window.addEventListener('message', async (e) => {
-    const m = e.data;
-    if (!m || m.jsonrpc !== '2.0' || e.source !== frame.contentWindow) return;
-    if (m.method === 'ui/initialize') reply(m.id, { protocolVersion: '2026-01-26', hostInfo: { name: 'test-host', version: '1' }, hostCapabilities: { serverTools: {} }, hostContext: {} });
-    else if (m.method === 'ui/notifications/initialized') {
-      frame.contentWindow.postMessage({ jsonrpc: '2.0', method: 'ui/notifications/tool-input', params: { arguments: input } }, '*');
-      frame.contentWindow.postMessage({ jsonrpc: '2.0', method: 'ui/notifications/tool-result', params: result }, '*');
-    } else if (m.method === 'tools/call') reply(m.id, await window.hostCallTool(m.params));
-    else if (m.method === 'ui/message') { window.messages.push(m.params); reply(m.id, {}); }
-  });
-  frame.srcdoc = html;
-};
-</script></body></html>`;
-
 describe('the upload window in Chromium', () => {
   it('takes two dropped files and submits them as one version through store_homework_file', async () => {
     const lesson = stack.lesson('l-both');
@@ -86,21 +69,31 @@ describe('the upload window in Chromium', () => {
       space: 'acme',
     });
 
-    const page = await browser.newPage();
-    const calls: unknown[] = [];
-    await page.exposeFunction('hostCallTool', async (params: { name: string; arguments: Record<string, unknown> }) => {
-      calls.push(params.name);
-      return client.callTool(params);
-    });
-    await page.setContent(HOST);
-    await page.evaluate(([h, i, r]) => (window as unknown as { start: (...a: unknown[]) => void }).start(h, i, r), [
-      html,
-      input,
-      opened,
-    ] as const);
-    const frame = await (await page.waitForSelector('#app'))?.contentFrame();
-    if (!frame) throw new Error('no window frame');
+    const host = await openViewHost(browser, (params) => client.callTool(params as never), { width: 600, height: 500 });
+    await host.open(html, { args: input, result: opened }, 'dark');
+    const frame = await host.view();
     await frame.waitForFunction(() => document.getElementById('title')?.textContent?.includes('Текст или файлы'));
+    // The host's theme, at start and when it changes.
+    const background = () => frame.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    expect(await frame.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
+    expect(await background()).toBe('rgb(28, 28, 30)');
+    await host.setTheme('light');
+    await frame.waitForFunction(() => document.documentElement.dataset.theme === 'light');
+    expect(await background()).toBe('rgb(255, 255, 255)');
+    // The window's size reaches the host (ui/notifications/size-changed): the frame's width.
+    await expect.poll(async () => (await host.sizes()).at(-1)?.width, { timeout: 10_000 }).toBe(600);
+    const before = (await host.sizes()).at(-1)?.height ?? 0;
+
+    // A window that is not the host posts a tool result for another lesson: the window ignores it.
+    const forged = (title: string) => ({
+      jsonrpc: '2.0',
+      method: 'ui/notifications/tool-result',
+      params: { structuredContent: { ok: true, data: { lesson: 'l-forged', space: 'personal', title } } },
+    });
+    await host.forge(forged('ПОДДЕЛКА'), 'intruder');
+    await frame.waitForTimeout(300);
+    expect(await frame.$eval('#title', (e) => e.textContent)).not.toContain('ПОДДЕЛКА');
+
     await frame.evaluate(() => {
       const dt = new DataTransfer();
       dt.items.add(new File(['%PDF-1.7\nпротокол встречи'], 'protocol.pdf', { type: 'application/pdf' }));
@@ -110,14 +103,23 @@ describe('the upload window in Chromium', () => {
       zone.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
     });
     await frame.waitForFunction(() => document.querySelectorAll('#list li').length === 2);
+    // Two rows more: the window reports its new height.
+    await expect
+      .poll(async () => (await host.sizes()).at(-1)?.height ?? 0, { timeout: 10_000 })
+      .toBeGreaterThan(before);
     await frame.click('#submit');
     await frame.waitForSelector('#status.done', { timeout: 15_000 });
     // The window shows «Сдано» first and then posts ui/message to the host: wait for it to arrive.
-    await page.waitForFunction(() => (window as unknown as { messages: unknown[] }).messages.length > 0);
-    const messages = await page.evaluate(() => (window as unknown as { messages: unknown[] }).messages);
-    expect(JSON.stringify(messages)).toContain('Сдал файлы домашнего задания: protocol.pdf, notes.txt');
-    expect(calls).toEqual(['store_homework_file']);
-    await page.close();
+    await expect.poll(async () => (await host.messages()).length).toBeGreaterThan(0);
+    expect(JSON.stringify(await host.messages())).toContain('Сдал файлы домашнего задания: protocol.pdf, notes.txt');
+    const calls = await host.toolCalls();
+    expect(calls.map((c) => c.name)).toEqual(['store_homework_file']);
+    // The files went to the lesson the window was opened for, not the forged one.
+    expect(calls[0].arguments).toMatchObject({ lesson, space: 'acme' });
+    // The same message from the host itself is taken: what kept the forged one out was its source.
+    await host.forge(forged('от хоста'), 'parent');
+    await frame.waitForFunction(() => document.getElementById('title')?.textContent?.includes('от хоста'));
+    await host.page.close();
 
     // The files arrived: the submission has them, and their bytes match what was dropped.
     const mine = await client.callTool({ name: 'my_homework', arguments: { lesson } });

@@ -23,6 +23,29 @@ describe('markdown', () => {
     expect(titleOf(withTitle(body, 'Новая'))).toBe('Новая');
     expect(titleOf(withTitle('text', 'Т'))).toBe('Т');
   });
+  it('reads the title as Markdown does: a # line inside code, a quote or a list is no title', () => {
+    const fenced = '```sh\n# install the tools\nnpm ci\n```\n\n# Установка\n\nтекст\n';
+    expect(titleOf(fenced)).toBe('Установка');
+    expect(titleOf('~~~\n# тильды\n~~~\n')).toBeNull();
+    expect(titleOf('    # indented code\n\nтекст')).toBeNull();
+    expect(titleOf('> # цитата\n\n- # пункт\n')).toBeNull();
+    // Spec 004 names the `# H1`: a setext heading is not a title; the closing #s are not part of it.
+    expect(titleOf('Заголовок\n===\n')).toBeNull();
+    expect(titleOf('# Итоги ##\r\n\r\nтекст')).toBe('Итоги');
+    // Rewriting the title touches the real H1, not the code line above it.
+    const renamed = withTitle(fenced, 'Сборка');
+    expect(renamed).toContain('# install the tools');
+    expect(titleOf(renamed)).toBe('Сборка');
+    expect(withTitle('```\n# код\n```\n', 'Новая')).toBe('# Новая\n\n```\n# код\n```\n');
+    const pre = applyEdit(fenced, 'prepend', 'голова');
+    expect(pre.ok && pre.body.split('\n').slice(5, 8)).toEqual(['# Установка', '', 'голова']);
+    expect(outline(`${fenced}\n## Шаг\n\n\`\`\`\n## не раздел\n\`\`\`\n`).map((h) => h.heading)).toEqual([
+      'Установка',
+      'Шаг',
+    ]);
+    const sec = applyEdit('# Т\n\n## А\n\n```\n## Б\n```\n\n## В\n\nв\n', 'replaceSection', 'новое', 'А');
+    expect(sec.ok && sec.body).toBe('# Т\n\n## А\nновое\n\n## В\n\nв\n');
+  });
   it('lists headings and distinct wiki links', () => {
     expect(outline(body).map((h) => h.heading)).toEqual(['Настройка', 'Шаги', 'Деталь', 'Итог']);
     expect(wikiLinks(body)).toEqual(['Сервер']);

@@ -171,11 +171,11 @@ describe('knowledge.lesson_history', () => {
     await seedCourseNote('dana@test', 'c1', 'observation', 'free_note', 'любит примеры');
     await seedCourseNote('dana@test', 'c1', 'project', 'scenario', 'звонок клиенту');
     await seedCourseNote('dana@test', 'c2', 'project', 'scenario', 'другой курс');
-    const r = await env.bus.request(lessonHistory, null, {
-      user: 'dana@test',
-      course: 'c1',
-      keys: ['role', 'scenario'],
-    });
+    const args = { user: 'dana@test', course: 'c1', keys: ['role', 'scenario'] };
+    // Only inside the student's own call: no principal is a 401, another user's a 403.
+    await expect(env.bus.request(lessonHistory, null, args)).rejects.toMatchObject({ status: 401 });
+    await expect(env.bus.request(lessonHistory, who('eve@test'), args)).rejects.toMatchObject({ status: 403 });
+    const r = await env.bus.request(lessonHistory, dana, args);
     if (!r.ok) throw new Error('refused');
     expect(r.data.notes.map((n) => [n.key, n.kind, n.course, n.frame])).toEqual([
       ['role', 'fact', null, true],

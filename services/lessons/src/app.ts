@@ -1,5 +1,4 @@
-import { type App, type ServiceDeps, startRelay } from '@studium/platform';
-import { AccessCache } from './access-cache.ts';
+import { AccessProjection, type App, type ServiceDeps, startRelay } from '@studium/platform';
 import { LessonsConfig } from './config.ts';
 import type { LessonsDb } from './db.ts';
 import type { LessonsDeps } from './deps.ts';
@@ -23,6 +22,9 @@ import { CourseStates } from './repositories/course-state.ts';
 import { ReleaseRepository } from './repositories/release.repository.ts';
 import { RunRepository } from './repositories/run.repository.ts';
 import { SessionRepository } from './repositories/session.repository.ts';
+
+/** Durable name of the access projection's consumer (replicas share it). */
+export const ACCESS_CONSUMER = 'lessons-access';
 
 /** Migrations of the lessons schema. */
 export const MIGRATIONS = new URL('../migrations', import.meta.url).pathname;
@@ -57,7 +59,17 @@ export async function createApp({
     courseStates: new CourseStates(database.pool),
     releaseRows,
     releases: new Releases(bus, releaseRows),
-    access: new AccessCache(bus, cfg.ACCESS_CACHE_MS),
+    // Course access from the projection of enrollment's access documents (no request per call).
+    access: new AccessProjection({
+      nc,
+      bus,
+      db: db as never,
+      durable: ACCESS_CONSUMER,
+      log,
+      metrics,
+      maxAttempts: cfg.CONSUMER_MAX_ATTEMPTS,
+      retryDelayMs: cfg.CONSUMER_RETRY_MS,
+    }),
     markContexts: new MarkContexts(cfg.MARK_CONTEXTS),
     // Replaced by the relay once it runs (below); a write cannot come before the service serves.
     relay: { kick: () => {} },
@@ -76,6 +88,7 @@ export async function createApp({
   // mark_goal writes its events inside an SQL function, which the pool's watcher does not see.
   deps.relay = { kick: relay.wake };
   const consumer = await startReleaseConsumer(deps, nc, metrics);
+  await deps.access.start();
   const service = await bus.serve('lessons', [
     ...startLessonHandlers(deps),
     lessonItemHandler(deps),
@@ -96,7 +109,7 @@ export async function createApp({
     },
     async stop() {
       await service.stop();
-      deps.access.stop();
+      await deps.access.stop();
       await consumer.stop();
       await relay.stop();
     },

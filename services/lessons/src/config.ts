@@ -7,8 +7,6 @@ export const LessonsConfig = BaseConfig.extend({
   CONTEXT_TIMEOUT_MS: z.coerce.number().int().positive().default(400),
   /** Trial lessons of the web chat (web_demo_exhausted after them). */
   WEB_DEMO_LESSONS: z.coerce.number().int().min(0).default(3),
-  /** How long granted course access is kept for mark_goal, lesson_item and request_quiz (0: never). */
-  ACCESS_CACHE_MS: z.coerce.number().int().min(0).default(5000),
   /** Sessions whose mark_goal context a replica keeps after writing (0: read it on every call). */
   MARK_CONTEXTS: z.coerce.number().int().min(0).default(5000),
   /**

@@ -1,6 +1,5 @@
-import type { Bus, Logger, Relay } from '@studium/platform';
+import type { AccessProjection, Bus, Logger, Relay } from '@studium/platform';
 import type { Kysely } from 'kysely';
-import type { AccessCache } from './access-cache.ts';
 import type { LessonsConfig } from './config.ts';
 import type { LessonsDb } from './db.ts';
 import type { MarkContexts } from './mark-contexts.ts';
@@ -24,7 +23,7 @@ export interface LessonsDeps {
   courseStates: CourseStates;
   releaseRows: ReleaseRepository;
   releases: Releases;
-  access: AccessCache;
+  access: AccessProjection;
   /** mark_goal's context of the sessions this replica wrote last. */
   markContexts: MarkContexts;
   /** This replica's outbox relay, woken by writes that commit events without NOTIFY (mark_goal). */

@@ -3,19 +3,26 @@ import {
   type HistoryNote,
   homeworkEmptyBlocks,
   homeworkLessonContext,
+  homeworkReturned,
   type LessonArtifactBlock,
   lessonHistory,
   type Operation,
   type OutputOf,
   type Principal,
+  RETURNED_HOMEWORK_LIMIT,
 } from '@studium/contracts';
 import type { Bus, Logger } from '@studium/platform';
 import type { z } from 'zod';
+
+/** A homework returned for rework, as homework reports it. */
+export type ReturnedHomework = OutputOf<typeof homeworkReturned>['items'][number];
 
 /** What other contexts tell start_lesson; a context that does not answer leaves its part empty. */
 export interface LessonContext {
   artifactBlocks: LessonArtifactBlock[] | null;
   previousHomework: OutputOf<typeof homeworkLessonContext>['previous_homework'];
+  /** Other homework returned for rework in the session's space. */
+  returnedHomework: ReturnedHomework[];
   notes: HistoryNote[];
   closedReports: OutputOf<typeof coursesTakeClosedReports>['reports'] | null;
 }
@@ -53,7 +60,7 @@ export async function fetchLessonContext(
     space: string;
     keys: string[];
   },
-  student: Principal | null = null,
+  student: Principal,
 ): Promise<LessonContext> {
   const [hw, knowledge, reports] = await Promise.all([
     ask(
@@ -77,6 +84,7 @@ export async function fetchLessonContext(
   return {
     artifactBlocks: hw?.artifact_blocks ?? null,
     previousHomework: hw?.previous_homework ?? null,
+    returnedHomework: hw?.returned_homework ?? [],
     notes: knowledge?.notes ?? [],
     closedReports: reports?.reports ?? null,
   };
@@ -88,8 +96,24 @@ export async function fetchEmptyBlocks(
   log: Logger,
   timeoutMs: number,
   q: { user: string; course: string; release: string; lesson: string; space: string },
-  student: Principal | null = null,
+  student: Principal,
 ) {
   const reply = await ask(bus, log, homeworkEmptyBlocks, q, timeoutMs, student);
   return reply?.empty_blocks ?? [];
+}
+
+/**
+ * The student's homework returned for rework in the spaces (of one course, or of all), for
+ * nothing_to_study; empty when homework does not answer.
+ */
+export async function fetchReturnedHomework(
+  bus: Bus,
+  log: Logger,
+  timeoutMs: number,
+  q: { user: string; spaces: string[]; course: string | null },
+  student: Principal,
+): Promise<ReturnedHomework[]> {
+  if (!q.spaces.length) return [];
+  const reply = await ask(bus, log, homeworkReturned, { ...q, limit: RETURNED_HOMEWORK_LIMIT }, timeoutMs, student);
+  return reply?.items ?? [];
 }

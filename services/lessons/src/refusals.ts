@@ -1,5 +1,16 @@
 import { LIMITS, refuse } from '@studium/contracts';
+import { type Continuation, callHint, continuationPhrase } from './domain/continuation.ts';
 import type { OpenGoal } from './domain/lesson-progress.ts';
+import { type ReturnedItem, returnedPhrase } from './domain/teaching-rules.ts';
+
+/** The course that follows in the student's program, as nothing_to_study names it. */
+export interface NextCourse {
+  course: string;
+  title: string;
+  program_title: string;
+  /** The student is enrolled in it (else enroll comes first). */
+  enrolled: boolean;
+}
 
 /** Refusals of the lesson tools, with the spec's codes and Russian messages. */
 export const refusals = {
@@ -40,12 +51,34 @@ export const refusals = {
     ),
   lessonNotFound: (lesson: string) =>
     refuse('lesson_not_found', 'Такого урока нет: возьмите идентификатор урока из course_outline', { lesson }),
-  nothingToStudy: (course?: string) =>
-    refuse(
-      'nothing_to_study',
-      course ? 'В этом курсе незакрытых уроков не осталось' : 'Незакрытых уроков не осталось',
-      course ? { course } : {},
-    ),
+  /**
+   * nothing_to_study, with what the agent can do instead: the next course of the student's program
+   * (next_course) and homework returned for rework (returned_homework), each named in the message.
+   */
+  nothingToStudy: (
+    course?: string,
+    then: { nextCourse?: NextCourse | null; returned?: readonly ReturnedItem[] } = {},
+  ) => {
+    const parts = [course ? 'В этом курсе незакрытых уроков не осталось' : 'Незакрытых уроков не осталось'];
+    // Homework waiting for rework first, as start_lesson puts previous_homework before the lesson.
+    if (then.returned?.length) parts.push(returnedPhrase(then.returned));
+    const next = then.nextCourse;
+    if (next) {
+      const start = callHint('start_lesson', { course: next.course });
+      parts.push(
+        next.enrolled
+          ? `Дальше — курс «${next.title}» программы «${next.program_title}»: ${start}.`
+          : `Дальше — курс «${next.title}» программы «${next.program_title}»: ${callHint('enroll', { course: next.course })}, затем ${start}.`,
+      );
+    }
+    // The bare refusal keeps its short message; with a way on, each part is a sentence.
+    const message = parts.length === 1 ? parts[0] : `${parts[0]}. ${parts.slice(1).join(' ')}`;
+    return refuse('nothing_to_study', message as string, {
+      ...(course ? { course } : {}),
+      ...(next ? { next_course: next } : {}),
+      ...(then.returned?.length ? { returned_homework: then.returned } : {}),
+    });
+  },
   /** program_order with the fields of enroll's (program, program_title, previous). */
   programOrder: (p: { program: string; program_title?: string; course: string; title: string }) =>
     refuse(
@@ -110,10 +143,13 @@ export const refusals = {
       'quiz_required',
       'У урока обязательная проверка знаний: закрыть его можно только сдачей квиза (request_quiz)',
     ),
-  attemptsExhausted: (used: number) =>
+  /** `after` — what follows the failed lesson (docs/decisions.md, the failed lesson). */
+  attemptsExhausted: (used: number, after: Continuation | null = null) =>
     refuse(
       'quiz_attempts_exhausted',
-      'Попытки проверки знаний по уроку кончились: урок больше не зачесть. Скажите ученику; вопросы кажутся неверными — report_issue; дальше — следующий урок (start_lesson с course)',
+      `Попытки проверки знаний по уроку кончились: урок больше не зачесть. Скажите ученику; вопросы кажутся неверными — report_issue. ${
+        after ? continuationPhrase(after) : 'Дальше — следующий урок курса (start_lesson с course).'
+      }`,
       { attempts_used: used },
     ),
   retryTooSoon: (retryAfter: string) =>

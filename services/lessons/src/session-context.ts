@@ -1,11 +1,15 @@
-import { type CourseAccess, ok, type Principal, type Reply } from '@studium/contracts';
+import { type AccessChanged, type CourseAccess, ok, type Principal, type Reply } from '@studium/contracts';
 import { Failure } from '@studium/platform';
 import type { LessonsDeps } from './deps.ts';
 import { refusals } from './refusals.ts';
 import type { LoadedRelease, PlacedLesson } from './releases.ts';
 import type { Session } from './repositories/session.repository.ts';
 
-/** The access check of a course tool (enrollment.course_access). */
+/**
+ * The access check of a course tool: decided from the access projection, as enrollment.course_access
+ * decides (a refusal or a program lock is asked of enrollment itself). `fresh` is kept for the
+ * callers' intent; the projection is as fresh as one event's lag (docs/decisions.md).
+ */
 export function checkAccess(
   deps: Pick<LessonsDeps, 'access'>,
   principal: Principal,
@@ -13,8 +17,10 @@ export function checkAccess(
   space: string | null,
   courseSpace: string | null,
   fresh = true,
+  known?: { doc: AccessChanged | null },
 ): Promise<Reply<CourseAccess>> {
-  return deps.access.check(principal, { course, space, course_space: courseSpace }, fresh);
+  void fresh;
+  return deps.access.check(principal, { course, space, course_space: courseSpace }, known);
 }
 
 /**
@@ -27,8 +33,9 @@ export async function sessionAccess(
   principal: Principal,
   session: Pick<Session, 'course' | 'space'>,
   fresh = true,
+  known?: { doc: AccessChanged | null },
 ): Promise<Reply<CourseAccess>> {
-  const access = await checkAccess(deps, principal, session.course, session.space, session.space, fresh);
+  const access = await checkAccess(deps, principal, session.course, session.space, session.space, fresh, known);
   if (access.ok) return access;
   const code = access.error.code;
   if (code === 'space_not_available' || code === 'course_not_in_space') {
@@ -61,8 +68,14 @@ export async function loadSession(
   if (!principal) throw new Failure(401, 'no principal');
   // The session and its course's active_releases row in one statement.
   const found = await deps.sessions.findWithActive(sessionId);
-  return checkSession(deps, principal, sessionId, found?.session, opts, (course) =>
-    deps.releases.activeFrom(course, found?.activeRelease ?? null),
+  return checkSession(
+    deps,
+    principal,
+    sessionId,
+    found?.session,
+    opts,
+    (course) => deps.releases.activeFrom(course, found?.activeRelease ?? null),
+    found && { doc: found.accessDoc },
   );
 }
 
@@ -77,12 +90,14 @@ export async function checkSession(
   session: Session | undefined,
   opts: { fresh: boolean },
   activeRelease: (course: string) => Promise<Reply<LoadedRelease>>,
+  /** The student's access document as the caller's statement read it (see {@link checkAccess}). */
+  known?: { doc: AccessChanged | null },
 ): Promise<Reply<SessionContext>> {
   if (!principal) throw new Failure(401, 'no principal');
   // An unknown id is refused like another student's (docs/decisions.md: it does not tell them apart).
   if (!session || session.user_id !== principal.user) return refusals.notYourSession(sessionId);
   const [access, active] = await Promise.all([
-    sessionAccess(deps, principal, session, opts.fresh),
+    sessionAccess(deps, principal, session, opts.fresh, known),
     activeRelease(session.course),
   ]);
   if (!access.ok) return access;

@@ -96,6 +96,8 @@ describe('chain refusals of the writing tools', () => {
     const s = await h.cover(p, 'interests');
     const q = await h.must(request_quiz, p, { session: s.session });
     await a.setSuspended('pause', true);
+    // The projection follows enrollment within one event's lag (docs/decisions.md).
+    await h.accessSettled('paused@t');
     expect(
       await h.call(submit_answer, p, { attempt: q.attempt, question: q.question.id, answer: 'V1', student_words: '1' }),
     ).toMatchObject({ ok: false, error: { code: 'organization_suspended' } });

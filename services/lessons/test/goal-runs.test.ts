@@ -43,9 +43,19 @@ describe('goal_runs', () => {
     expect(run?.accepted_at).toBeTruthy();
     expect(run?.started_at).toBeTruthy();
     const t1 = run?.objectives[0]?.goals.find((g) => g.key === 'term:T1');
-    expect(t1).toMatchObject({ status: 'done', evidence: 'Пример ученика 2' });
+    expect(t1).toMatchObject({
+      status: 'done',
+      evidence: 'Пример ученика 2',
+      title: 'Рабочие переговоры',
+      kind: 'term',
+    });
     expect(t1?.session).toBeTruthy();
-    expect(run?.objectives[0]).toMatchObject({ key: 'spot-negotiations', status: 'touched', quiz_confirmed: false });
+    expect(run?.objectives[0]).toMatchObject({
+      key: 'spot-negotiations',
+      text: 'Узнавать переговоры в повседневной работе тимлида',
+      status: 'touched',
+      quiz_confirmed: false,
+    });
     expect((await h.must(goal_runs, moderator, { course: h.basics.course, lesson: 'interests' })).runs).toEqual([]);
   });
 

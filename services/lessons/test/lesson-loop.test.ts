@@ -206,10 +206,12 @@ describe('a required quiz with no attempts left', () => {
     const third = await fail();
     expect(third.result).toMatchObject({ passed: false, attempts_left: 0 });
     expect(third.next).toContain('report_issue');
-    expect(await h.call(request_quiz, p, { session: s.session })).toMatchObject({
-      ok: false,
-      error: { code: 'quiz_attempts_exhausted' },
-    });
+    // Lessons are left in the course: every hint names the call that goes on to the next one.
+    const goOn = `start_lesson {"course":"${h.basics.course}"}`;
+    expect(third.next).toContain(goOn);
+    const exhausted = await h.call(request_quiz, p, { session: s.session });
+    expect(exhausted).toMatchObject({ ok: false, error: { code: 'quiz_attempts_exhausted' } });
+    expect((exhausted as unknown as { error: { message: string } }).error.message).toContain(goOn);
     // The lesson itself: no next step, and a next that says it cannot be passed any more.
     const again = await h.must(start_lesson, p, { lesson: lessonId(h.basics.course, 'interests') });
     expect(again.next_step).toBeNull();
@@ -224,6 +226,8 @@ describe('a required quiz with no attempts left', () => {
     });
     expect(marked.next_step).toBeNull();
     expect(marked.next).toContain('урок больше не зачесть');
+    expect(marked.next).toContain(goOn);
+    expect(again.next).toContain(goOn);
     // start_lesson without arguments (and with the course) goes on to the next lesson.
     const next = await h.must(start_lesson, p, {});
     expect(next.lesson.key).toBe('batna');

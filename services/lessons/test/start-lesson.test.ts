@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import {
   complete_lesson,
   course_outline,
+  courseAccess,
   create_course,
   enroll,
   lesson_item,
@@ -11,6 +12,7 @@ import {
   start_lesson,
   startLessonChannel,
 } from '@studium/contracts';
+import { eventually } from '@studium/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CURATOR, EXAMPLES, publishMap, studentOf } from '../../../test/support/lessons.ts';
 import { type Harness, startHarness } from './support/harness.ts';
@@ -137,6 +139,7 @@ describe('start_lesson refusals', () => {
     });
     const f = await employee('frozen@t', 'frozen', h.basics.course);
     await h.enrollment.admin.setSuspended('frozen', true);
+    await h.accessSettled('frozen@t');
     expect(await h.call(start_lesson, f, { course: h.basics.course, space: 'frozen' })).toMatchObject({
       ok: false,
       error: { code: 'organization_suspended' },
@@ -154,6 +157,10 @@ describe('start_lesson refusals', () => {
     const s = await h.must(start_lesson, p, { course: h.basics.course, space: 'thaw' });
     await h.enrollment.admin.setSuspended('thaw', true);
     const refused = { ok: false, error: { code: 'organization_suspended' } };
+    // Refused within one event's lag of the suspension (the projection, docs/decisions.md).
+    await eventually(async () => {
+      expect(await h.call(lesson_item, p, { session: s.session, goal: 'term:T1' })).toMatchObject(refused);
+    }, 5000);
     expect(
       await h.call(mark_goal, p, { session: s.session, goal: 'term:T1', status: 'done', evidence: 'x' }),
     ).toMatchObject(refused);
@@ -174,6 +181,7 @@ describe('start_lesson refusals', () => {
     const p = await employee('chain@t', 'acme', advanced);
     await h.enrollment.admin.saveProgram('track', 'Трек', true, [h.basics.course, advanced]);
     await h.enrollment.admin.addProgramMember('track', 'chain@t');
+    await h.accessSettled('chain@t');
     const refused = await h.call(start_lesson, p, { course: advanced });
     expect(refused).toMatchObject({
       ok: false,
@@ -222,5 +230,49 @@ describe('start_lesson refusals', () => {
     expect(busy).toBeGreaterThan(0);
     const sessions = await h.lessons.db.selectFrom('sessions').select('id').where('user_id', '=', 'twice@t').execute();
     expect(sessions).toHaveLength(1);
+  });
+});
+
+describe('course access from the projection', () => {
+  it('asks enrollment nothing per call once the projection holds the student', async () => {
+    const p = await h.student('steady@t');
+    await h.accessSettled('steady@t');
+    // Every course_access request on the bus (the operator's user may listen under the prefix).
+    const operator = await h.env.as('operator');
+    let asked = 0;
+    const sub = operator.subscribe(`${h.env.prefix}.enrollment.course_access`, { callback: () => asked++ });
+    await operator.flush();
+    try {
+      const s = await h.cover(p, 'why-prepare');
+      await h.must(lesson_item, p, { session: s.session, goal: s.lesson_map[0]?.goals[0]?.key as string });
+      await h.must(start_lesson, p, { lesson: lessonId(h.basics.course, 'why-prepare') });
+      expect(asked).toBe(0);
+      // The listener hears the subject (the count can fail): a request of the test's own.
+      await h.env.bus.request(courseAccess, p, {
+        user: 'steady@t',
+        course: h.basics.course,
+        space: null,
+        course_space: null,
+      });
+      await eventually(async () => expect(asked).toBe(1));
+    } finally {
+      sub.unsubscribe();
+    }
+  });
+
+  it('refuses a revoked enrollment (its membership removed) within one event lag', async () => {
+    await h.enrollment.admin.upsertOrganization('proj', 'Проекция');
+    await h.enrollment.admin.allowCourse('proj', h.basics.course);
+    const p = await employee('proj@t', 'proj', h.basics.course);
+    await h.accessSettled('proj@t');
+    const s = await h.must(start_lesson, p, { course: h.basics.course, space: 'proj' });
+    await h.must(lesson_item, p, { session: s.session, goal: 'term:T1' });
+    await h.enrollment.admin.removeMember('proj', 'proj@t');
+    await eventually(async () => {
+      expect(await h.call(lesson_item, p, { session: s.session, goal: 'term:T1' })).toMatchObject({
+        ok: false,
+        error: { code: 'not_enrolled' },
+      });
+    }, 5000);
   });
 });

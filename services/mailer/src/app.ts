@@ -44,8 +44,9 @@ export const DEFAULT_STALL: StallLimits = { lockDurationMs: 15_000, stalledInter
 /**
  * The release e-mail worker. Enrollment's delivery record is the truth: a delivery already closed
  * is not sent again, and "sent" is reported (and committed by enrollment) right after the SMTP
- * server accepted the message, before the job completes; a crash in between is the only way to a
- * second e-mail, which has the same Message-ID. Retries (attempts, exponential backoff) are set on
+ * server accepted the message, before the job completes; a crash between the end of DATA and that
+ * commit (the server's time to its 250 included) is the only way to a second e-mail, which has the
+ * same Message-ID. Retries (attempts, exponential backoff) are set on
  * each job by the producer; a permanent failure (5xx, invalid address, malformed job) is reported
  * as rejected and becomes an UnrecoverableError, so BullMQ fails the job at once.
  */
@@ -82,7 +83,8 @@ export function createMailer(opts: MailerOptions): Mailer {
       if (isPermanentMailError(err)) return reject(delivery, (err as Error).message);
       throw err;
     }
-    // The duplicate window: from the server's acceptance to enrollment's commit of this report.
+    // The duplicate window: from the end of DATA (the server may keep the message from then on)
+    // through the server's own time until its 250, to enrollment's commit of this report.
     if (delivery) await opts.deliveries.settle(delivery, 'sent');
     opts.log.info({ job: job.id, to: data.to, course: data.course, file: sent.file }, 'release e-mail sent');
     return sent;

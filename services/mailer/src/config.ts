@@ -2,15 +2,12 @@ import { RELEASE_MAIL_QUEUE } from '@studium/contracts';
 import { BaseConfig } from '@studium/platform';
 import { z } from 'zod';
 
-/** Environment of the mailer: Redis and the queue prefix, NATS (deliveries), SMTP or the .eml directory. */
-export const MailerConfig = BaseConfig.pick({
-  NATS_URL: true,
-  REDIS_URL: true,
-  SUBJECT_PREFIX: true,
-  REQUEST_TIMEOUT_MS: true,
-  LOG_LEVEL: true,
-  HEALTH_PORT: true,
-}).extend({
+/**
+ * Environment of the mailer: the whole base part (NATS with its user, Redis, the prefix; a pick of
+ * it once dropped NATS_USER/NATS_PASSWORD, so the mailer never joined a bus with users), then SMTP
+ * or the .eml directory. It opens no database; the base's database settings are simply unused.
+ */
+export const MailerConfig = BaseConfig.extend({
   /** `smtp://host:port` or `smtps://user:pass@host:port`; without it every e-mail is written to MAIL_DIR. */
   SMTP_URL: z.string().optional(),
   MAIL_FROM: z.string().default('Studium <no-reply@studium.local>'),

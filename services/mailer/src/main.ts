@@ -6,7 +6,8 @@ import {
   loadConfig,
   natsOptions,
   onShutdown,
-  startHealthServer,
+  openHealth,
+  portOf,
 } from '@studium/platform';
 import { createMailer } from './app.ts';
 import { MailerConfig, releaseMailQueueName } from './config.ts';
@@ -18,7 +19,7 @@ const log = createLogger('mailer', config.LOG_LEVEL);
 const checks: Record<string, () => Promise<unknown>> = {
   starting: () => Promise.reject(new Error('starting')),
 };
-const health = config.HEALTH_PORT ? await startHealthServer(config.HEALTH_PORT, checks, createMetrics('mailer')) : null;
+const health = await openHealth(config, checks, createMetrics('mailer'), log);
 // Deliveries are enrollment's (the truth): the mailer reads and closes them over the bus.
 const nc = await connectNats(natsOptions(config, 'mailer'), log);
 const bus = createBus(nc, { prefix: config.SUBJECT_PREFIX, timeoutMs: config.REQUEST_TIMEOUT_MS, log });
@@ -45,7 +46,7 @@ log.info(
   {
     queue: queueName,
     transport: config.SMTP_URL ? 'smtp' : `files in ${config.MAIL_DIR}`,
-    health: config.HEALTH_PORT || null,
+    health: health ? portOf(health) : null,
   },
   'service started',
 );

@@ -43,7 +43,7 @@ afterAll(async () => {
 
 async function startMailer(): Promise<ServiceProcess> {
   const mailer = spawnService('services/mailer/src/main.ts', {
-    NATS_URL: env.natsUrl,
+    ...env.natsEnv('mailer'),
     REDIS_URL: env.redisUrl,
     SUBJECT_PREFIX: env.prefix,
     SMTP_URL: sink.url,

@@ -94,4 +94,8 @@ export async function lockedGeneration(trx: Transaction<ReportingDb>): Promise<s
 async function upgradeGeneration(client: pg.PoolClient, schema: string): Promise<void> {
   generationNumber(schema);
   await client.query(`alter table "${schema}".courses add column if not exists document jsonb`);
+  await client.query(
+    `alter table "${schema}".progress add column if not exists lessons_failed integer not null default 0,
+      add column if not exists finished boolean not null default false`,
+  );
 }

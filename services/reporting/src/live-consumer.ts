@@ -1,4 +1,5 @@
 import {
+  type BatchHooks,
   type EventEnvelope,
   ensureConsumer,
   ensureStream,
@@ -66,6 +67,8 @@ export async function startLiveConsumer(deps: {
   retryDelayMs?: number;
   /** First delay before restarting a loop that ended; doubles while restarts fail, up to 30 s (default 1000). */
   restartDelayMs?: number;
+  /** For tests: the two points of a batch where a crash must lose and double nothing (as the platform's consumers). */
+  hooks?: BatchHooks;
 }): Promise<LiveConsumer> {
   const maxAttempts = deps.maxAttempts ?? 5;
   const retryDelayMs = deps.retryDelayMs ?? 1000;
@@ -146,20 +149,33 @@ export async function startLiveConsumer(deps: {
     const occurred = Date.parse(event.occurred_at);
     if (Number.isFinite(occurred)) lag.observe(Math.max(0, (Date.now() - occurred) / 1000));
   };
-  /** Applies a batch set-based, or one event with its own statements (`one`), in one transaction. */
-  const apply = (batch: Item[], one = false) =>
-    deps.db.transaction().execute(async (trx) => {
+  /**
+   * Applies a batch set-based, or one event with its own statements (`one`), in one transaction,
+   * and returns the events applied; the caller acknowledges the batch only after it resolved
+   * (after COMMIT), so a crash before leaves neither marks nor effects, and one after, both.
+   */
+  const apply = async (batch: Item[], one = false) => {
+    const events = batch.map((b) => b.event.id);
+    const applied = await deps.db.transaction().execute(async (trx) => {
       const generation = await lockedGeneration(trx);
       const repo = new ProjectionRepository(trx, generation);
+      let done: EventEnvelope[];
       if (!one)
-        return applyEvents(
+        done = await applyEvents(
           repo,
           batch.map((b) => b.event),
           deps.log,
         );
-      const item = batch[0] as Item;
-      return (await applyEvent(repo, item.event, deps.log)) ? [item.event] : [];
+      else {
+        const item = batch[0] as Item;
+        done = (await applyEvent(repo, item.event, deps.log)) ? [item.event] : [];
+      }
+      await deps.hooks?.applied?.({ events, applied: done.map((e) => e.id) });
+      return done;
     });
+    await deps.hooks?.committed?.({ events, applied: applied.map((e) => e.id) });
+    return applied;
+  };
   const drain = async () => {
     // Let the messages already received join the first batch (a burst is one transaction).
     await new Promise((resolve) => setImmediate(resolve));

@@ -7,6 +7,7 @@ import {
   GoalMarked,
   HomeworkChanged,
   LessonCovered,
+  LessonFailed,
   LessonPassed,
   MembershipChanged,
   OrganizationChanged,
@@ -19,7 +20,12 @@ import {
 } from '@studium/contracts';
 import type { EventEnvelope, Logger } from '@studium/platform';
 import type { z } from 'zod';
-import type { BatchRow, BatchWriter, ProjectionRepository } from './repositories/projection.repository.ts';
+import {
+  type BatchRow,
+  type BatchWriter,
+  type ProjectionRepository,
+  progressRow,
+} from './repositories/projection.repository.ts';
 
 type Apply = (repo: ProjectionRepository, data: unknown) => Promise<void>;
 /** What an event writes in a set-based batch: rows for the batch writers. */
@@ -74,7 +80,7 @@ const sessionStatus = (
   status: 'covered' | 'abandoned' | 'passed',
 ) => ['sessionStatus', { ...place(e), status, at: e.at }] as [BatchWriter, BatchRow];
 const attempt = (
-  e: QuizAttemptFinished | QuizAttemptCancelled,
+  e: Place & { organization: string | null; at: string; attempt: string; number: number },
   status: string,
   score: number,
   passed: boolean,
@@ -82,11 +88,25 @@ const attempt = (
   ['attempt', { ...place(e), attempt: e.attempt, number: e.number, status, score, passed, at: e.at }],
   touch(e),
 ];
+/**
+ * The attempt a lesson_passed or lesson_failed carries (the answer that passed or failed the
+ * lesson emits that one event since issue 32.4): the rows its quiz_attempt_finished wrote before.
+ */
+const verdict = (e: LessonPassed | LessonFailed): Array<[BatchWriter, BatchRow]> => {
+  const v = e.quiz_attempt;
+  return v ? attempt({ ...e, ...v }, v.passed ? 'Passed' : 'Failed', v.score, v.passed) : [];
+};
 
 /**
  * What each event the read models are built from does to them; the keys are the subjects. `fn`
  * writes one event (one statement per write); `rows` gives the same writes as rows of the
  * set-based batch writers (`BatchProjection`).
+ *
+ * Both shapes of the lesson loop's events apply, and give the same read models (issue 32.4; the
+ * test is merged-events.test.ts): a covering mark as goal_marked with `lesson_covered` or, written
+ * before, goal_marked then lesson_covered; a verdict that passed or failed the lesson inside
+ * lesson_passed/lesson_failed (`quiz_attempt`) or, written before, as quiz_attempt_finished then
+ * that event. Keep the old handlers while the stream holds older events: a rebuild replays them.
  */
 const HANDLERS = {
   [events['enrollment.user_created'].subject]: on(UserCreated, (r, e) => r.user(e), user),
@@ -174,9 +194,11 @@ const HANDLERS = {
     (r, e) => r.goalMarked(e),
     (e) => [
       ['objective', { session: e.session, objective: e.objective, status: e.objective_status, at: e.at }],
+      ...(e.lesson_covered ? [sessionStatus(e, 'covered')] : []),
       touch(e),
     ],
   ),
+  // No longer emitted (goal_marked's `lesson_covered`): older events in the stream.
   [events['lessons.lesson_covered'].subject]: on(
     LessonCovered,
     (r, e) => r.sessionStatus(e, 'covered'),
@@ -185,21 +207,12 @@ const HANDLERS = {
   [events['lessons.lesson_passed'].subject]: on(
     LessonPassed,
     (r, e) => r.lessonPassed(e),
-    (e) => [
-      sessionStatus(e, 'passed'),
-      touch(e),
-      [
-        'progress',
-        {
-          user_id: e.user,
-          course: e.course,
-          lessons_passed: e.lessons_passed,
-          lessons_total: e.lessons_total,
-          completed: e.course_completed,
-          at: e.at,
-        },
-      ],
-    ],
+    (e) => [sessionStatus(e, 'passed'), touch(e), ['progress', progressRow(e)], ...verdict(e)],
+  ),
+  [events['lessons.lesson_failed'].subject]: on(
+    LessonFailed,
+    (r, e) => r.lessonFailed(e),
+    (e) => [['progress', progressRow(e)], ...verdict(e)],
   ),
   [events['lessons.quiz_attempt_finished'].subject]: on(
     QuizAttemptFinished,

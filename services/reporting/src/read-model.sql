@@ -60,6 +60,9 @@ create table progress (
   lessons_passed integer not null default 0,
   lessons_total integer,
   completed boolean not null default false,
+  -- Lessons the student can no longer pass, and nothing left to study (lesson_failed, lesson_passed).
+  lessons_failed integer not null default 0,
+  finished boolean not null default false,
   progress_at timestamptz,
   last_activity timestamptz,
   primary key (user_id, course)

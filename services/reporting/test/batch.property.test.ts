@@ -54,7 +54,7 @@ function time(second: number, style: number): string {
 }
 
 const spec = fc.record({
-  kind: fc.nat(15),
+  kind: fc.nat(16),
   user: fc.constantFrom('u1', 'u2'),
   course: fc.constantFrom('c1', 'c2'),
   space: fc.constantFrom('acme', 'personal'),
@@ -133,11 +133,19 @@ function event(s: Spec): EventEnvelope {
       });
     }
     case 7:
-      return pair('lessons.goal_marked', e.marked(s.n, s.session, `o${s.pick}`, s.flag ? 'covered' : 'touched', at));
+      // A mark that covered the lesson says so (lesson_covered) since issue 32.4.
+      return pair('lessons.goal_marked', {
+        ...e.marked(s.n, s.session, `o${s.pick}`, s.flag ? 'covered' : 'touched', at),
+        ...(s.pick === 2 ? { lesson_covered: s.flag } : {}),
+      });
     case 8:
       return pair('lessons.lesson_covered', e.covered(s.n, s.session, at));
     case 9:
-      return pair('lessons.lesson_passed', e.passed(s.n, s.session, at, s.pick + 1, 3));
+      // With the verdict that passed it (issue 32.4), or without (complete_lesson, older events).
+      return pair('lessons.lesson_passed', {
+        ...e.passed(s.n, s.session, at, s.pick + 1, 3),
+        ...(s.flag ? { quiz_attempt: { attempt: `a${s.pick}`, number: s.n, score: 0.9, passed: true } } : {}),
+      });
     case 10:
       return pair(
         'lessons.quiz_attempt_finished',
@@ -152,6 +160,15 @@ function event(s: Spec): EventEnvelope {
     }
     case 14:
       return pair('homework.document_updated', e.document(`d${s.n}`, 5, s.pick + s.second, at));
+    case 15:
+      return pair('lessons.lesson_failed', {
+        ...e.passed(s.n, s.session, at, s.pick, 3),
+        attempts_used: 1,
+        passed_lessons: [],
+        failed_lessons: ['l1', 'l2'].slice(0, s.pick),
+        course_finished: s.flag,
+        ...(s.pick !== 1 ? { quiz_attempt: { attempt: `a${s.pick}`, number: s.n, score: 0.2, passed: false } } : {}),
+      });
     default:
       // Not an event of the read models: ignored by both.
       return { id: randomUUID(), type: 'evt.elsewhere.happened', occurred_at: at, data: { ignored: true } };

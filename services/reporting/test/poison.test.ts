@@ -1,6 +1,6 @@
 import { events } from '@studium/contracts';
 import { ensureStream, streamNames } from '@studium/platform';
-import { createTestEnv, eventually, type TestEnv } from '@studium/testing';
+import { createTestEnv, eventually, producerOf, type TestEnv } from '@studium/testing';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishEvents } from '../../enrollment/test/support/cards.ts';
@@ -32,8 +32,10 @@ describe('a poison event in a batch', () => {
       { user: 'b@t', full_name: 'Нуль\u0000байт', at: at() },
       { user: 'c@t', full_name: 'Третий', at: at() },
     ]);
-    await ensureStream(env.nc, env.prefix);
-    await env.nc.jetstream().publish(streamNames(env.prefix).subject(USER), 'not json at all');
+    await ensureStream(await env.as('operator'), env.prefix);
+    await (await env.as(producerOf(USER)))
+      .jetstream()
+      .publish(streamNames(env.prefix).subject(USER), 'not json at all');
     reporting = await startReporting(env, { EVENT_MAX_ATTEMPTS: '2', EVENT_RETRY_DELAY_MS: '50' });
     const parked = async () =>
       (

@@ -92,7 +92,7 @@ describe('rebuild from the stream', () => {
     const database = openDatabase<ReportingDb>(env.databaseUrl, 'reporting', 3);
     try {
       const before = await currentGeneration(database.db);
-      const r = await new ReportingAdmin(database, env.log).rebuild(env.nc, env.prefix);
+      const r = await new ReportingAdmin(database, env.log).rebuild(await env.as('operator'), env.prefix);
       expect(r.previous).toBe(before);
       expect(r.generation).not.toBe(before);
       expect(await currentGeneration(database.db)).toBe(r.generation);
@@ -110,11 +110,14 @@ describe('rebuild from the stream', () => {
     const database = openDatabase<ReportingDb>(env.databaseUrl, 'reporting', 3);
     try {
       const admin = new ReportingAdmin(database, env.log);
-      const [rebuilt] = await Promise.all([admin.rebuild(env.nc, env.prefix), studyRound(2).then(() => studyRound(3))]);
+      const [rebuilt] = await Promise.all([
+        admin.rebuild(await env.as('operator'), env.prefix),
+        studyRound(2).then(() => studyRound(3)),
+      ]);
       await settled(4);
       const afterLive = await snapshot();
       // A second rebuild over the now quiet stream is the reference: the same reports.
-      const again = await admin.rebuild(env.nc, env.prefix);
+      const again = await admin.rebuild(await env.as('operator'), env.prefix);
       expect(again.previous).toBe(rebuilt.generation);
       expect(await snapshot()).toEqual(afterLive);
     } finally {
@@ -167,7 +170,7 @@ describe('rebuild from the stream', () => {
       ...process.env,
       DATABASE_URL: env.databaseUrl,
       SUBJECT_PREFIX: env.prefix,
-      NATS_URL: env.natsUrl,
+      ...env.natsEnv('operator'),
     };
     const tsx = resolve(root, 'node_modules/.bin/tsx');
     const cli = resolve(root, 'scripts/cli.ts');

@@ -1,5 +1,4 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { events } from '@studium/contracts';
 import { type Database, openDatabase, streamNames } from '@studium/platform';
@@ -24,14 +23,6 @@ let exited: Promise<number | null>;
 let health: string;
 const output: string[] = [];
 const at = () => new Date().toISOString();
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as { port: number };
-  await new Promise((done) => server.close(done));
-  return port;
-}
 
 async function ready(): Promise<{ status: number; body: unknown }> {
   const res = await fetch(`${health}/readyz`);
@@ -65,8 +56,6 @@ const publishUsers = (ids: string[]) =>
 
 beforeAll(async () => {
   env = await createTestEnv('reporting-supervised');
-  const port = await freePort();
-  health = `http://127.0.0.1:${port}`;
   // node with the tsx loader, not the tsx launcher: SIGTERM reaches the service itself.
   child = spawn(process.execPath, ['--import', 'tsx', resolve(ROOT, 'services/reporting/src/main.ts')], {
     cwd: ROOT,
@@ -74,8 +63,9 @@ beforeAll(async () => {
       ...process.env,
       DATABASE_URL: env.databaseUrl,
       SUBJECT_PREFIX: env.prefix,
-      NATS_URL: env.natsUrl,
-      HEALTH_PORT: String(port),
+      ...env.natsEnv('reporting'),
+      // A free port of its own, named in its log.
+      HEALTH_PORT: '0',
       LOG_LEVEL: 'info',
       RETENTION_INTERVAL_MS: '0',
       // Long enough to publish into the window while the loop is down, every time.
@@ -94,6 +84,7 @@ beforeAll(async () => {
     90_000,
     100,
   );
+  health = `http://127.0.0.1:${/"health":(\d+),"msg":"health listening"/.exec(output.join(''))?.[1]}`;
   database = openDatabase<ReportingDb>(env.databaseUrl, SCHEMA, 2);
 }, 120_000);
 
@@ -115,7 +106,7 @@ describe('the live consumer loop ends under the running service', () => {
     expect(await applied()).toBe(3);
 
     // An operator (or a stream re-creation) deletes the durable under the running loop.
-    const jsm = await env.nc.jetstreamManager();
+    const jsm = await (await env.as('operator')).jetstreamManager();
     await jsm.consumers.delete(streamNames(env.prefix).stream, REPORTING_CONSUMER);
     await eventually(async () => expect((await ready()).status).toBe(503), 5000, 20);
     expect((await ready()).body).toEqual({ status: 'unavailable', failed: ['consumers'] });
@@ -139,7 +130,7 @@ describe('the live consumer loop ends under the running service', () => {
   it('keeps working with a rebuild run while the service runs, and stops cleanly', async () => {
     const admin = new ReportingAdmin(database, env.log);
     const before = await currentGeneration(database.db);
-    const result = await admin.rebuild(env.nc, env.prefix);
+    const result = await admin.rebuild(await env.as('operator'), env.prefix);
     expect(result.generation).not.toBe(before);
     expect(result.applied).toBe(5);
     expect(await users()).toEqual(['a@t', 'b@t', 'c@t', 'd@t', 'e@t']);

@@ -3,19 +3,20 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createTestEnv, type TestEnv } from '@studium/testing';
-import { build } from 'esbuild';
 import { sql } from 'kysely';
-import type { Browser, Frame, Page } from 'playwright-core';
+import type { Browser, Frame } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../../test/support/browser.ts';
 import { startEdge, startEnrollment } from '../../../test/support/stack.ts';
+import { openViewHost } from '../../../test/support/view-host.ts';
 import { currentGeneration } from '../src/generation.ts';
 import { LARGE, seedLargeOrganization } from './support/large-org.ts';
 import { startReporting } from './support/reporting.ts';
 
 // The org_report view in the frame sizes a chat host gives it (640–900 px), hosted by the ext-apps
 // SDK's own AppBridge in headless Chromium, with the real edge behind tools/call: every column is
-// on screen, the view reports its size to the host and follows the host's theme, light or dark.
+// on screen, the view reports its size to the host and follows the host's theme, light or dark,
+// and a message from a window other than its host is ignored.
 // STUDIUM_SCREENSHOTS=1 writes the 640 px dark screenshot into the docs.
 const SCREENSHOT =
   process.env.STUDIUM_SCREENSHOTS === '1'
@@ -27,10 +28,8 @@ let reporting: Awaited<ReturnType<typeof startReporting>>;
 let edge: Awaited<ReturnType<typeof startEdge>>;
 let client: Client;
 let browser: Browser;
-let page: Page;
-
-const HOST_PAGE = `<!doctype html><html><body style="margin:0">
-<iframe id="view" style="border:0;width:640px;height:700px"></iframe></body></html>`;
+let host: Awaited<ReturnType<typeof openViewHost>>;
+let frame: Frame;
 
 beforeAll(async () => {
   env = await createTestEnv('reporting-view-host');
@@ -54,24 +53,10 @@ beforeAll(async () => {
       requestInit: { headers: { Authorization: `Bearer ${token}` } },
     }),
   );
-  const host = await build({
-    entryPoints: [resolve(import.meta.dirname, 'support/apps-host.ts')],
-    bundle: true,
-    write: false,
-    format: 'iife',
-    platform: 'browser',
-    target: 'es2022',
-    minify: true,
-    logLevel: 'error',
-  });
   browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1000, height: 800 } });
-  await page.exposeFunction('callTool', async (params: string) => {
-    const p = JSON.parse(params) as { name: string; arguments?: Record<string, unknown> };
-    return JSON.stringify(await client.callTool({ name: p.name, arguments: p.arguments ?? {} }));
-  });
-  await page.setContent(HOST_PAGE);
-  await page.addScriptTag({ content: host.outputFiles[0].text });
+  host = await openViewHost(browser, (params) =>
+    client.callTool({ name: params.name, arguments: params.arguments ?? {} }),
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -83,17 +68,8 @@ afterAll(async () => {
   await env?.cleanup();
 });
 
-type Host = Window & {
-  sizes: Array<{ width?: number; height?: number }>;
-  openView(html: string, first: unknown, theme: string): Promise<void>;
-  setTheme(theme: string): void;
-};
-
-function view(): Frame {
-  const frame = page.frames().find((f) => f !== page.mainFrame());
-  if (!frame) throw new Error('no view frame');
-  return frame;
-}
+const page = () => host.page;
+const view = () => frame;
 
 /** What sticks out of the frame: the page's and the table's overflow, and the columns past the edge. */
 const overflow = () =>
@@ -127,16 +103,14 @@ const ALL_COLUMNS = [
 const background = () => view().evaluate(() => getComputedStyle(document.body).backgroundColor);
 
 describe('the org_report view in a 640–900 px frame, hosted by AppBridge', () => {
-  it('opens in the host theme, reports its size, fits every column, and follows a theme change', async () => {
+  it('opens in the host theme, reports its size, fits every column, follows a theme change, ignores other windows', async () => {
     const res = await client.readResource({ uri: 'ui://studium/org-report.html' });
     const html = (res.contents[0] as { text: string }).text;
     const args = { limit: 50 };
     const result = await client.callTool({ name: 'org_report', arguments: args });
-    await page.evaluate(([h, first]) => (window as unknown as Host).openView(h, first, 'dark'), [
-      html,
-      { args, result },
-    ] as const);
-    await page.waitForFunction(
+    await host.open(html, { args, result }, 'dark');
+    frame = await host.view();
+    await page().waitForFunction(
       () => document.querySelector('iframe')?.contentDocument?.querySelectorAll('#rows tr').length === 50,
       undefined,
       { timeout: 30_000 },
@@ -146,23 +120,20 @@ describe('the org_report view in a 640–900 px frame, hosted by AppBridge', () 
     expect(await view().$eval('#rows tr td', (td) => td.textContent)).toContain('Александра');
 
     for (const width of [640, 760, 900]) {
-      await page.evaluate((w) => {
+      await page().evaluate((w) => {
         (document.getElementById('view') as HTMLIFrameElement).style.width = `${w}px`;
       }, width);
       // The view tells the host its new size (the frame's width, the content's height).
-      await page.waitForFunction((w) => (window as unknown as Host).sizes.some((s) => s.width === w), width, {
-        timeout: 10_000,
-      });
-      const size = (await page.evaluate(() => (window as unknown as Host).sizes.at(-1))) as {
-        width: number;
-        height: number;
-      };
+      await expect
+        .poll(async () => (await host.sizes()).some((s) => s.width === width), { timeout: 10_000 })
+        .toBe(true);
+      const size = (await host.sizes()).at(-1) as { width: number; height: number };
       expect(size.width).toBe(width);
       const content = await view().evaluate(() => Math.ceil(document.body.getBoundingClientRect().height));
       expect(size.height).toBeGreaterThanOrEqual(content);
       if (width === 640) {
         await mkdir(resolve(SCREENSHOT, '..'), { recursive: true });
-        await page.screenshot({ path: SCREENSHOT as `${string}.png`, clip: { x: 0, y: 0, width: 640, height: 700 } });
+        await page().screenshot({ path: SCREENSHOT as `${string}.png`, clip: { x: 0, y: 0, width: 640, height: 700 } });
       }
       // Below 720 px the organization shows under the name instead of in its own column.
       const narrow = width < 720;
@@ -172,8 +143,21 @@ describe('the org_report view in a 640–900 px frame, hosted by AppBridge', () 
       expect(org).toBe(narrow);
     }
     // The host switches to light: the view follows.
-    await page.evaluate(() => (window as unknown as Host).setTheme('light'));
+    await host.setTheme('light');
     await view().waitForFunction(() => document.documentElement.dataset.theme === 'light');
     expect(await background()).toBe('rgb(255, 255, 255)');
+    // Another window posts an empty report as if it were the host: the view ignores it.
+    const rows = () => view().evaluate(() => document.querySelectorAll('#rows tr').length);
+    const forged = {
+      jsonrpc: '2.0',
+      method: 'ui/notifications/tool-result',
+      params: { structuredContent: { ok: true, data: { rows: [], summary: {}, total: 0, next_offset: null } } },
+    };
+    await host.forge(forged, 'intruder');
+    await view().waitForTimeout(300);
+    expect(await rows()).toBe(50);
+    // The same from the host is taken: its source is what kept the other one out.
+    await host.forge(forged, 'parent');
+    await expect.poll(rows).toBe(0);
   }, 120_000);
 });

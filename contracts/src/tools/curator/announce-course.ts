@@ -9,17 +9,14 @@ export const announce_course = defineTool({
   service: 'courses',
   title: 'Анонсировать курс',
   description:
-    'Показывает курс в каталоге анонсом до выхода: записаться нельзя, ученики могут подписаться на письмо о выходе; на странице курса видны только цели. ' +
-    'Курсу без релиза передайте objectives — цели списком строк (новый список заменяет прежний, без него берутся заданные раньше); ' +
-    'у курса из релиза цели анонса — названия глав действующего релиза, и objectives не передаются. ' +
-    'В ответе published и upcoming (оба true) и objectives — ровно как их увидит каталог. Открывает анонс publish_course, снимает — unpublish_course. ' +
-    'Отказы: course_objectives_missing; course_from_release; course_has_content; course_already_published; course_not_found.',
+    'Показывает курс course в каталоге анонсом до выхода: записи нет, можно подписаться на письмо о выходе. ' +
+    'Курсу без релиза передайте objectives — цели списком (заменяют прежние; без них — заданные раньше); ' +
+    'у курса из релиза цели — названия глав релиза, objectives не передаются. ' +
+    'Открывает анонс publish_course, снимает — unpublish_course. Отказы: course_objectives_missing; course_from_release; ' +
+    'course_has_content; course_already_published; course_not_found.',
   input: z.object({
-    course: z.string().describe('Идентификатор курса. Обязательный.'),
-    objectives: z
-      .array(z.string().max(INPUT_LIMITS.summary))
-      .optional()
-      .describe('Цели курса списком строк, по цели на пункт. Только для курса без релиза; без них — заданные раньше.'),
+    course: z.string(),
+    objectives: z.array(z.string().max(INPUT_LIMITS.summary)).optional(),
   }),
   output: z.looseObject({
     course: z.string(),

@@ -10,20 +10,15 @@ export const course_notes = defineTool({
   service: 'courses',
   title: 'Заметки куратора',
   description:
-    'Заметки куратора к курсу из кабинета автора, старые сверху; с этой очереди стоит начинать работу над курсом. ' +
-    'status: open (в работе, по умолчанию), done (сделано, ждёт проверки куратора), accepted (принято) или null — все; lesson — ключ урока, находятся и заметки снятого урока. ' +
-    'У заметки note, release и version (к которым написана), target, lesson_key, label, quote, text, автор и время, нить replies и waiting_on — чей ход: agent или author; ' +
-    'missing: true — места нет в действующем релизе. Ключи мест: course, chapter.<ключ>, lesson.<ключ>, objective.<ключ>, goal.<урок>/<пункт>, question.<ключ>, ' +
-    'section.<ключ>, agent.frame, agent.lesson.<ключ>, agent.item.<урок>/<пункт>, map.<узел>. ' +
-    'Ответить в нить — reply_note, отметить сделанной — resolve_note. Отказы: course_not_found; invalid_note — неизвестный статус.',
+    'Заметки куратора к курсу course, старые сверху; с них стоит начинать работу. ' +
+    'status: open (по умолчанию), done — ждёт проверки куратора, accepted, null — все; lesson — ключ урока (и снятого). ' +
+    'waiting_on — чей ход: agent или author; missing: true — места нет в действующем релизе. ' +
+    'Ключи мест: course, chapter.<ключ>, lesson.<ключ>, objective.<ключ>, goal.<урок>/<пункт>, question.<ключ>, section.<ключ>, agent.frame, agent.lesson.<ключ>, agent.item.<урок>/<пункт>, map.<узел>. ' +
+    'Ответить — reply_note, отметить сделанной — resolve_note. Отказы: course_not_found; invalid_note — неизвестный статус.',
   input: z.object({
-    course: z.string().describe('Идентификатор курса. Обязательный.'),
-    status: z
-      .string()
-      .nullable()
-      .optional()
-      .describe('open (по умолчанию), done или accepted; null — все. Необязательный.'),
-    lesson: z.string().optional().describe('Ключ урока: заметки к уроку и местам внутри него. Необязательный.'),
+    course: z.string(),
+    status: z.string().nullable().optional(),
+    lesson: z.string().optional(),
   }),
   output: z.looseObject({
     notes: z.array(

@@ -37,16 +37,14 @@ export const course_release = defineTool({
   service: 'courses',
   title: 'Действующий релиз курса',
   description:
-    'Действующий релиз курса — то, что сейчас у учеников; только чтение, правка — новым релизом конвейера. course — карточка: ключ курса, название, release, version, кто и когда опубликовал. ' +
-    'Без lesson — ещё chapters, lessons по порядку (глава, зачин, порог зачёта, разделы документа, домашнее задание, цели с пунктами, questions с верным вариантом correct и пояснением) и document. ' +
-    'С lesson (ключ урока) — только этот урок и agent — пакет агента: рамка курса (frame, learn_about_student) и срез урока, то, что агент ученика получает на занятии. ' +
-    'Отсюда берут ключи мест для add_note. Отказы: course_not_found; course_not_released — у курса нет релиза; lesson_not_in_release — урока с таким ключом в релизе нет (course, lesson_key, release).',
+    'Действующий релиз курса course — то, что сейчас у учеников; правят его только новым релизом. ' +
+    'Без lesson — главы, уроки по порядку (цели с пунктами, вопросы с верным вариантом и пояснением) и документ; ' +
+    'с lesson (ключ урока) — этот урок и agent — пакет, который агент ученика получает на занятии. ' +
+    'Отсюда берут ключи мест для add_note. Отказы: course_not_found; course_not_released; ' +
+    'lesson_not_in_release — урока с таким ключом нет.',
   input: z.object({
-    course: z.string().describe('Идентификатор курса. Обязательный.'),
-    lesson: z
-      .string()
-      .optional()
-      .describe('Ключ урока. Необязательный; с ним приходит только этот урок и срез пакета агента для него.'),
+    course: z.string(),
+    lesson: z.string().optional(),
   }),
   output: z.looseObject({
     course: z.looseObject({

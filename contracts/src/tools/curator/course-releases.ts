@@ -9,14 +9,14 @@ export const course_releases = defineTool({
   service: 'courses',
   title: 'История релизов',
   description:
-    'История релизов курса, свежие сверху: release, version, published_at, published_by, digest — отпечаток файла релиза (тот же файл — тот же отпечаток), ' +
-    'commit — коммит course-design, из которого версия впервые опубликована (null — без коммита), document_key и active — действует ли. ' +
-    'Содержимое хранится только у действующей версии (course_release); прежнюю смотрят в git course-design по commit, а версию без коммита сверяют с кандидатом по digest. ' +
-    'У курса без релиза список пуст. Отказ course_not_found.',
+    'История релизов курса course, свежие сверху: версия, дата, автор, digest — отпечаток файла, commit в course-design, active — действует ли. ' +
+    'Содержимое есть только у действующей (course_release); прежнюю смотрят в git по commit, без коммита — сверяют по digest. ' +
+    'Отказ course_not_found.',
   input: z.object({
-    course: z.string().describe('Идентификатор курса. Обязательный.'),
+    course: z.string(),
   }),
   output: z.looseObject({
+    title: z.string().optional(),
     releases: z.array(
       z.looseObject({
         release: z.string(),

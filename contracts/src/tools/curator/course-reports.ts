@@ -10,26 +10,14 @@ export const course_reports = defineTool({
   service: 'courses',
   title: 'Репорты о курсе',
   description:
-    'Репорты агентов учеников о курсе — пятьдесят свежих: id, kind, text, когда отправлен, release — действующий релиз на момент жалобы, lesson_key, ' +
-    'objective и question_key, status, resolution и resolved_at. Кто пожаловался, не приходит. ' +
-    'Фильтры: kind (stuck, misconception, material_issue, quiz_question_issue, directive_mismatch, out_of_scope); lesson — ключ урока, находятся и репорты снятого урока; ' +
-    'status — open (new и in_progress), new, in_progress, fixed, rejected или duplicate. Закрывает репорт resolve_report. ' +
-    'Отказы: course_not_found, unknown_report_kind, unknown_report_status.',
+    'Репорты агентов учеников о курсе course — пятьдесят свежих, без имён; release — действующий на момент жалобы. ' +
+    'Фильтры: kind (stuck, misconception, material_issue, quiz_question_issue, directive_mismatch, out_of_scope), lesson — ключ урока (и снятого), status — open (new и in_progress), new, in_progress, fixed, rejected, duplicate. ' +
+    'Закрывает репорт resolve_report. Отказы: course_not_found, unknown_report_kind, unknown_report_status.',
   input: z.object({
-    course: z.string().describe('Идентификатор курса. Обязательный.'),
-    kind: z
-      .string()
-      .optional()
-      .describe(
-        'Вид репорта: stuck, misconception, material_issue, quiz_question_issue, directive_mismatch или out_of_scope. Необязательный.',
-      ),
-    lesson: z.string().optional().describe('Ключ урока. Необязательный.'),
-    status: z
-      .string()
-      .optional()
-      .describe(
-        'open (новые и в работе), new, in_progress, fixed, rejected или duplicate. Необязательный; без него — все.',
-      ),
+    course: z.string(),
+    kind: z.string().optional(),
+    lesson: z.string().optional(),
+    status: z.string().optional(),
   }),
   output: z.looseObject({
     reports: z.array(
@@ -40,6 +28,7 @@ export const course_reports = defineTool({
         created_at: Timestamp,
         release: z.string().nullable(),
         lesson_key: z.string().nullable(),
+        lesson_title: z.string().nullable().optional(),
         objective: z.string().nullable().optional(),
         question_key: z.string().nullable().optional(),
         status: ReportStatus,

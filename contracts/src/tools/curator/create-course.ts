@@ -9,23 +9,13 @@ export const create_course = defineTool({
   service: 'courses',
   title: 'Завести курс',
   description:
-    'Заводит курс до первого релиза — черновиком без уроков, чтобы показать его анонсом (announce_course); ученикам он пока не виден. ' +
-    'Курс из релиза этим инструментом не заводят: его заводит первая публикация релиза, и если анонс уже есть, релиз привязывают к нему. ' +
-    'title — название, summary — текст карточки в каталоге, description — полное описание (без него берётся summary). ' +
-    'Кто завёл курс, становится его инструктором. В ответе course, title и published. Своих отказов нет.',
+    'Заводит курс-черновик без уроков до первого релиза, чтобы показать его анонсом (announce_course): title — название, summary — текст карточки, description — полное описание (без него — summary). ' +
+    'Курс из релиза заводит первая публикация релиза (и привязывается к анонсу, если он есть). ' +
+    'Кто завёл курс — его инструктор. Своих отказов нет.',
   input: z.object({
-    title: z.string().trim().min(1).max(INPUT_LIMITS.title).describe('Название курса. Обязательный.'),
-    summary: z
-      .string()
-      .trim()
-      .min(1)
-      .max(INPUT_LIMITS.summary)
-      .describe('Короткий текст для карточки в каталоге. Обязательный.'),
-    description: z
-      .string()
-      .max(INPUT_LIMITS.long)
-      .optional()
-      .describe('Полное описание на странице курса. Необязательный; без него берётся summary.'),
+    title: z.string().trim().min(1).max(INPUT_LIMITS.title),
+    summary: z.string().trim().min(1).max(INPUT_LIMITS.summary),
+    description: z.string().max(INPUT_LIMITS.long).optional(),
   }),
   output: z.looseObject({
     course: z.string(),

@@ -10,22 +10,17 @@ export const goal_runs = defineTool({
   service: 'lessons',
   title: 'Прохождения уроков',
   description:
-    'Прохождения учеников по урокам курса, недавно начатые сверху: что разобрано, где застряли, что засчитано и на каком свидетельстве — по этому автор улучшает курс. ' +
-    'lesson — ключ урока (находятся и уроки, снятые из релиза); start — сколько пропустить, limit — размер страницы, не больше 20; has_more — есть ли следующая страница. ' +
-    'У прохождения student, lesson, status (not_started, in_progress, covered, passed), accepted_at, started_at, passed_at, resume_from; цели — статус и подтверждена ли квизом; ' +
-    'пункты — статус, evidence, когда и в каком занятии отмечены; removed — снято новым релизом. ' +
-    'Свидетельства — слова учеников: в ответы на репорты и в заметки их не переносят. Отказы: course_not_found; course_not_released; invalid_page (where, value).',
+    'Прохождения учеников по урокам курса course, недавно начатые сверху: что разобрано, где застряли, на каком свидетельстве засчитано — по этому автор улучшает курс. ' +
+    'lesson — ключ урока (и снятого); ' +
+    'start — сколько пропустить (по умолчанию 0), limit — сколько на странице, до 20 (по умолчанию 20); ' +
+    'has_more — есть ли дальше; removed — снято новым релизом. ' +
+    'Свидетельства — слова учеников: в ответы на репорты и в заметки их не переносят. Отказы: course_not_found; ' +
+    'course_not_released; invalid_page.',
   input: z.object({
-    course: z.string().describe('Идентификатор курса. Обязательный.'),
-    lesson: z.string().optional().describe('Ключ урока. Необязательный.'),
-    start: z
-      .union([z.number(), z.string()])
-      .optional()
-      .describe('Сколько прохождений пропустить, целое от 0. Необязательный, по умолчанию 0.'),
-    limit: z
-      .union([z.number(), z.string()])
-      .optional()
-      .describe('Сколько прохождений на странице, целое не больше 20. Необязательный, по умолчанию 20.'),
+    course: z.string(),
+    lesson: z.string().optional(),
+    start: z.union([z.number(), z.string()]).optional(),
+    limit: z.union([z.number(), z.string()]).optional(),
   }),
   output: z.looseObject({
     course: z.string(),
@@ -45,12 +40,15 @@ export const goal_runs = defineTool({
         objectives: z.array(
           z.looseObject({
             key: z.string(),
+            text: z.string().optional(),
             status: ObjectiveStatus,
             quiz_confirmed: z.boolean(),
             removed: z.boolean().optional(),
             goals: z.array(
               z.looseObject({
                 key: z.string(),
+                title: z.string().optional(),
+                kind: z.string().optional(),
                 status: GoalStatus,
                 evidence: z.string().nullable(),
                 marked_at: Timestamp.nullable(),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { INPUT_LIMITS } from '../../bounds.ts';
 import { Timestamp } from '../../common.ts';
 import { defineTool, READ, WRITE } from '../../tool.ts';
-import { HomeworkEvent, HomeworkFile, HomeworkStatus, HomeworkVersion } from '../shapes.ts';
+import { CourseRef, HomeworkEvent, HomeworkFile, HomeworkStatus, HomeworkVersion } from '../shapes.ts';
 
 /** A submission in the curator's review queue. */
 export const ReviewItem = z.looseObject({
@@ -10,7 +10,11 @@ export const ReviewItem = z.looseObject({
   course: z.string(),
   lesson: z.string(),
   lesson_key: z.string(),
+  course_title: z.string().optional(),
+  lesson_title: z.string().optional(),
   student: z.string(),
+  /** The student's full name when the platform gave it to homework; null — only the login is known. */
+  student_name: z.string().nullable().optional(),
   space: z.string(),
   status: HomeworkStatus,
   version: z.number().int().nullable(),
@@ -27,7 +31,7 @@ export const ReviewSubmission = ReviewItem.extend({
   versions: z.array(HomeworkVersion),
 });
 
-const SubmissionArg = z.string().describe('Идентификатор сдачи из homework_queue. Обязательный.');
+const SubmissionArg = z.string().describe('id сдачи из homework_queue.');
 const REVIEW_REFUSALS = ['submission_not_found', 'invalid_transition', 'comment_required'] as const;
 
 /** homework_queue: submissions waiting for the curator (Submitted), oldest first. */
@@ -37,14 +41,20 @@ export const homework_queue = defineTool({
   service: 'homework',
   title: 'Домашки на проверку',
   description:
-    'Очередь домашних заданий, которые ждут куратора (Submitted), давно сданные сверху: курс, урок, ученик, пространство, номер версии, когда сдано и срок. ' +
-    'Без course — курсы, которые вы ведёте (модератору и администратору — все); status — показать и другие статусы: Assigned, Returned, Accepted. ' +
-    'Сдачу целиком со всеми версиями даёт homework_submission. Отказы: course_not_found; homework_status_unknown (allowed).',
+    'Домашки, которые ждут куратора (Submitted), давно сданные сверху. ' +
+    'Без course — курсы, которые вы ведёте (модератору и администратору — все); ' +
+    'status — другие статусы: Assigned, Returned, Accepted. Сдачу целиком даёт homework_submission. Отказы: course_not_found; ' +
+    'homework_status_unknown.',
   input: z.object({
-    course: z.string().optional().describe('Идентификатор курса. Необязательный.'),
-    status: z.string().optional().describe('Статус сдач: Submitted (по умолчанию), Returned, Accepted или Assigned.'),
+    course: z.string().optional(),
+    status: z.string().optional(),
   }),
-  output: z.looseObject({ items: z.array(ReviewItem), has_more: z.boolean() }),
+  output: z.looseObject({
+    items: z.array(ReviewItem),
+    has_more: z.boolean(),
+    /** The courses you may filter by (course), by title. */
+    courses: z.array(CourseRef).optional(),
+  }),
   annotations: READ,
   refusals: ['course_not_found', 'homework_status_unknown'],
 });
@@ -56,15 +66,12 @@ export const homework_submission = defineTool({
   service: 'homework',
   title: 'Сдача домашки',
   description:
-    'Сдача домашнего задания целиком: текущий ответ, файлы со ссылками на скачивание (ссылка подписана и живёт час), журнал событий и versions — все сохранённые версии ответа ' +
-    '(у версий старше десяти последних текст опущен, answer_omitted: прочитайте такую с version). ' +
-    'Вернуть на доработку — return_homework, принять — accept_homework, отменить приём — cancel_acceptance. Отказы: submission_not_found.',
+    'Сдача submission целиком: ответ, файлы со ссылками (живут час), журнал и все версии; ' +
+    'у версий старше десяти последних текст опущен — прочитайте такую с version. ' +
+    'Вернуть — return_homework, принять — accept_homework, отменить приём — cancel_acceptance. Отказ submission_not_found.',
   input: z.object({
     submission: SubmissionArg,
-    version: z
-      .union([z.number(), z.string()])
-      .optional()
-      .describe('Номер версии, ответ которой прислать целиком (у старых версий ответ иначе опущен). Необязательный.'),
+    version: z.union([z.number(), z.string()]).optional(),
   }),
   output: ReviewSubmission,
   annotations: READ,
@@ -79,11 +86,12 @@ export const return_homework = defineTool({
   service: 'homework',
   title: 'Вернуть домашку на доработку',
   description:
-    'Возвращает сданную домашку (Submitted) на доработку с комментарием куратора: статус Returned, комментарий ученик увидит в my_homework и в начале следующего занятия. ' +
-    'Отказы: comment_required — комментарий пуст; invalid_transition (status, allowed) — сдача не ждёт проверки; submission_not_found.',
+    'Возвращает сданную домашку на доработку с комментарием comment для ученика (статус Returned); ' +
+    'ученик увидит его в my_homework и на следующем занятии. Отказы: comment_required; ' +
+    'invalid_transition — сдача не ждёт проверки; submission_not_found.',
   input: z.object({
     submission: SubmissionArg,
-    comment: z.string().max(INPUT_LIMITS.text).describe('Что доработать — словами для ученика. Обязательный.'),
+    comment: z.string().max(INPUT_LIMITS.text),
   }),
   output: ReviewSubmission,
   annotations: WRITE,
@@ -98,11 +106,11 @@ export const accept_homework = defineTool({
   service: 'homework',
   title: 'Принять домашку',
   description:
-    'Принимает сданную домашку (Submitted): статус Accepted, правка ответа закрыта — дальнейшая сдача ученика получит accepted_locked. comment — необязательный отзыв. ' +
-    'Отказы: invalid_transition (status, allowed); submission_not_found.',
+    'Принимает сданную домашку (Accepted): правка ответа закрыта. comment — отзыв. Отказы: invalid_transition; ' +
+    'submission_not_found.',
   input: z.object({
     submission: SubmissionArg,
-    comment: z.string().max(INPUT_LIMITS.text).optional().describe('Отзыв куратора. Необязательный.'),
+    comment: z.string().max(INPUT_LIMITS.text).optional(),
   }),
   output: ReviewSubmission,
   annotations: WRITE,
@@ -117,11 +125,11 @@ export const cancel_acceptance = defineTool({
   service: 'homework',
   title: 'Отменить приём домашки',
   description:
-    'Отменяет приём домашки (Accepted) с комментарием: статус Returned, ученик снова может править ответ. ' +
-    'Отказы: comment_required; invalid_transition (status, allowed) — домашка не принята; submission_not_found.',
+    'Отменяет приём домашки с комментарием comment: статус Returned, ученик снова может править. Отказы: comment_required; ' +
+    'invalid_transition — не принята; submission_not_found.',
   input: z.object({
     submission: SubmissionArg,
-    comment: z.string().max(INPUT_LIMITS.text).describe('Почему приём отменён и что доработать. Обязательный.'),
+    comment: z.string().max(INPUT_LIMITS.text),
   }),
   output: ReviewSubmission,
   annotations: WRITE,

@@ -10,12 +10,11 @@ export const reply_note = defineTool({
   service: 'courses',
   title: 'Ответить в заметке',
   description:
-    'Отвечает в нить заметки (note из course_notes), не меняя её статуса: уточнить, спросить, объяснить, почему правка сделана иначе. ' +
-    'Ход переходит к куратору: в кабинете заметка встаёт в очередь «Агент спрашивает». В ответе note, status, waiting_on и reply_count — число ответов в нити. ' +
-    'Отказы: note_not_found; invalid_note — пустой текст.',
+    'Отвечает text в нить заметки note (из course_notes), не меняя статуса: уточнить, спросить, объяснить. ' +
+    'Ход переходит к куратору (очередь «Агент спрашивает»). Отказы: note_not_found; invalid_note — пустой текст.',
   input: z.object({
-    note: z.string().describe('Идентификатор заметки. Обязательный.'),
-    text: z.string().max(INPUT_LIMITS.text).describe('Ответ. Обязательный.'),
+    note: z.string(),
+    text: z.string().max(INPUT_LIMITS.text),
   }),
   output: NoteState,
   annotations: WRITE,

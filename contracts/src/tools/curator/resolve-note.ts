@@ -10,16 +10,13 @@ export const resolve_note = defineTool({
   service: 'courses',
   title: 'Отметить заметку сделанной',
   description:
-    'Отмечает заметку сделанной, когда правка вышла новым релизом: куратор проверит её в действующем релизе. ' +
-    'comment уходит в нить: что и где изменено и в какой версии — чтобы куратор проверил правку, не перечитывая курс. ' +
-    'Принимает или возвращает заметку куратор; возвращённая снова откроется в course_notes с его ответом. В ответе note, status done, waiting_on: author и reply_count. ' +
-    'Отказы: note_not_found; invalid_transition — заметка не открыта (уже сделана или принята) или comment пуст.',
+    'Отмечает заметку note сделанной, когда правка вышла новым релизом. ' +
+    'comment уходит в нить: что, где и в какой версии изменено — чтобы куратор проверил, не перечитывая курс. ' +
+    'Принимает или возвращает заметку куратор; возвращённая снова откроется в course_notes. Отказы: note_not_found; ' +
+    'invalid_transition — заметка не открыта или comment пуст.',
   input: z.object({
-    note: z.string().describe('Идентификатор заметки. Обязательный.'),
-    comment: z
-      .string()
-      .max(INPUT_LIMITS.text)
-      .describe('Что поменяли: что и где изменено и в какой версии. Обязательный.'),
+    note: z.string(),
+    comment: z.string().max(INPUT_LIMITS.text),
   }),
   output: NoteState,
   annotations: WRITE_IDEMPOTENT,

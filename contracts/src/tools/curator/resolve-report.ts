@@ -11,22 +11,16 @@ export const resolve_report = defineTool({
   service: 'courses',
   title: 'Закрыть репорт',
   description:
-    'Меняет статус репорта (report из course_reports) и отвечает ученику: status in_progress — взяли в работу, fixed — курс поправлен новым релизом, ' +
-    'rejected — менять не будут, duplicate — о том же уже есть репорт (duplicate_of — его номер, того же курса). ' +
-    'resolution ученик услышит от своего агента: что поменялось в курсе (урок и суть правки) или почему курс остаётся прежним, без оценок и имён; ' +
+    'Ставит репорту report (из course_reports) статус status и отвечает ученику: in_progress — в работе, fixed — поправлено релизом, rejected — менять не будут, duplicate — дубль репорта duplicate_of того же курса. ' +
+    'resolution ученик услышит от агента: что поменялось (урок и суть) или почему курс прежний, без оценок и имён; ' +
     'обязателен для fixed и rejected и перезаписывается каждым вызовом. Закрытый репорт можно только вернуть в in_progress. ' +
-    'Отказы: report_not_found; unknown_report_status; invalid_report_transition (текущий статус и allowed); report_resolution_required; duplicate_of_required; invalid_duplicate_of.',
+    'Отказы: report_not_found; unknown_report_status; invalid_report_transition; report_resolution_required; ' +
+    'duplicate_of_required; invalid_duplicate_of.',
   input: z.object({
-    report: ReportNumberArg.describe('Номер репорта из course_reports. Обязательный.'),
-    status: z.string().describe('in_progress, fixed, rejected или duplicate. Обязательный.'),
-    resolution: z
-      .string()
-      .max(INPUT_LIMITS.text)
-      .optional()
-      .describe('Ответ ученику: что сделано в курсе или почему он остаётся прежним. Обязателен для fixed и rejected.'),
-    duplicate_of: ReportNumberArg.optional().describe(
-      'Номер репорта того же курса, дублем которого признан этот. Обязателен для duplicate.',
-    ),
+    report: ReportNumberArg,
+    status: z.string(),
+    resolution: z.string().max(INPUT_LIMITS.text).optional(),
+    duplicate_of: ReportNumberArg.optional(),
   }),
   output: z.looseObject({
     report: ReportNumber,

@@ -8,10 +8,10 @@ export const unpublish_course = defineTool({
   service: 'courses',
   title: 'Снять курс с публикации',
   description:
-    'Убирает курс из каталога — и анонс тоже; прогресс учеников сохраняется. Удаления курсов на платформе нет: снятие с публикации и есть способ убрать курс. ' +
-    'В ответе course и published. Отказ course_not_found.',
+    'Убирает курс course из каталога, и анонс тоже; прогресс учеников сохраняется. ' +
+    'Удалить курс нельзя — его снимают с публикации. Отказ course_not_found.',
   input: z.object({
-    course: z.string().describe('Идентификатор курса. Обязательный.'),
+    course: z.string(),
   }),
   output: z.looseObject({
     course: z.string(),

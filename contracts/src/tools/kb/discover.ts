@@ -11,15 +11,14 @@ export const list_notes = defineTool({
   service: 'knowledge',
   title: 'Қалтадағы жазбалар',
   description:
-    'Білім қорының ls-і: қалтаның тікелей жазбалары мен ішкі қалталары, детерминистік ретпен, беттеп. project — жоба, ' +
-    'path — қалта (жауаптан сол қалпында алыңыз, түбір — бос), tag — сүзгі, cursor — келесі бет (next_cursor). ' +
-    'Агенттің жадын емес, ортақ жазбаларды тізеді.',
+    'Білім қорының ls-і: қалтаның тікелей жазбалары мен ішкі қалталары, детерминистік ретпен, беттеп. ' +
+    'path пен хэндлді жауаптан сол қалпында алыңыз. Агенттің жадын емес, ортақ жазбаларды тізеді.',
   input: z.object({
     project: ProjectArg,
     path: z.string().max(INPUT_LIMITS.title).optional().describe('Қалта жолы, мысалы guides/setup; түбір — бос'),
     tag: z.string().optional().describe('Тек осы тегі бар жазбалар'),
     cursor: z.string().optional().describe('Алдыңғы жауаптың next_cursor мәні'),
-    limit: intIn(1, 200).optional().describe('Беттегі жазба саны, 1–200, әдепкісі 50'),
+    limit: intIn(1, 200).optional().describe('Әдепкісі 50'),
   }),
   output: z.looseObject({
     project: z.string(),
@@ -47,11 +46,11 @@ export const recent_activity = defineTool({
   service: 'knowledge',
   title: 'Соңғы өзгерістер',
   description:
-    'Ең соңғы өзгертілген жазбалар — «жақында нені қозғады, ревью керек». Әр жазба бойынша: кім (адам немесе агент), қалай ' +
-    '(action), қайда (project, path), қашан. project берілмесе — барлық қолжетімді жобалар. Бұл start_session-дегі дельта емес.',
+    'Ең соңғы өзгертілген жазбалар — «жақында нені қозғады, ревью керек»: кім (адам немесе агент), қалай, қайда, қашан. ' +
+    'project берілмесе — барлық жобалар. Бұл start_session-дегі дельта емес.',
   input: z.object({
     project: ProjectArg.optional(),
-    limit: intIn(1, 100).optional().describe('Жазба саны, 1–100, әдепкісі 20'),
+    limit: intIn(1, 100).optional().describe('Әдепкісі 20'),
   }),
   output: z.looseObject({ items: z.array(ActivityView) }),
   annotations: READ,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { INPUT_LIMITS } from '../../bounds.ts';
 import { defineTool, WRITE, WRITE_IDEMPOTENT } from '../../tool.ts';
-import { LinkSpec, LinkView } from './shapes.ts';
+import { LinkSpec, LinkView, ProjectArg } from './shapes.ts';
 
 const ItemError = z.looseObject({ code: z.string(), message: z.string() });
 
@@ -15,7 +15,7 @@ export const create_notes = defineTool({
     'Бір жобада бір шақырумен бірнеше жазба құрады (ең көбі 100). Best-effort, транзакциялық емес: results[] әрқайсысын ok/error деп ' +
     'белгілейді — тек сәтсіздерін қайталаңыз. Бір топтағы жазбалар бір-біріне toTitle арқылы сілтей алады.',
   input: z.object({
-    project: z.string().describe('Жоба хэндлі — get_my_projects жауабынан'),
+    project: ProjectArg,
     notes: z.array(
       z.object({
         body: z.string().max(INPUT_LIMITS.text),

@@ -36,17 +36,13 @@ export const NoteClass = z.enum(['user-doc', 'agent-memory']);
 export const UNTRUSTED = 'untrusted' as const;
 
 /** Argument `project`: a handle from get_my_projects, taken as is. */
-export const ProjectArg = z.string().describe('Жоба хэндлі — get_my_projects жауабынан сол қалпында');
+export const ProjectArg = z.string().describe('get_my_projects хэндлі, сол қалпында');
 
 /** A typed link to add with a note (create_note, create_notes). */
 export const LinkSpec = z.object({
-  type: z.string().describe('Байланыс түрі, мысалы relates, depends_on, part_of'),
-  to: z.string().optional().describe('Нысана жазбаның id-і'),
-  toTitle: z
-    .string()
-    .max(INPUT_LIMITS.title)
-    .optional()
-    .describe('Нысана жазбаның тақырыбы — жазба әлі жоқ болса, forward-ref'),
+  type: z.string().describe('Мысалы relates, depends_on, part_of'),
+  to: z.string().optional().describe('Нысана id-і'),
+  toTitle: z.string().max(INPUT_LIMITS.title).optional().describe('Әлі жоқ жазбаның тақырыбы (forward-ref)'),
 });
 
 /** A link as the tools return it. */

@@ -22,9 +22,9 @@ export const create_note = defineTool({
   service: 'knowledge',
   title: 'Жазба құру',
   description:
-    'Жобада жаңа ортақ білім жазбасын құрады, класы — user-doc. Тақырыпты body (Markdown) ішіндегі бастапқы # H1 белгілейді. ' +
-    'path — баратын қалта; type, tags — міндетті емес; links — типтелген қырлар бірден (to — id, toTitle — әлі жоқ жазбаға forward-ref). ' +
-    'Мәтіндегі [[Тақырып]] сілтемелері де байланыс болады. Класты да, кеңістікті де агент таңдамайды. Жазар алдында search жасаңыз.',
+    'Жобада жаңа ортақ жазба құрады, класы — user-doc; тақырыбын body ішіндегі бастапқы # H1 белгілейді. ' +
+    'links — типтелген қырлар (to — id, toTitle — әлі жоқ жазбаға forward-ref); мәтіндегі [[Тақырып]] да байланыс болады. ' +
+    'Класты да, кеңістікті де агент таңдамайды. Жазар алдында search жасаңыз.',
   input: z.object({
     project: ProjectArg,
     body: z.string().max(INPUT_LIMITS.answer).describe('Markdown; бірінші жолы # Тақырып'),
@@ -82,17 +82,17 @@ export const edit_note = defineTool({
   service: 'knowledge',
   title: 'Жазбаны түзету',
   description:
-    'Жазбаны позиция бойынша емес, сөз бойынша түзетеді. mode: append, prepend, replace (дене түгел), replaceSection (heading ' +
-    'тақырыбының бөлімі), findReplace (find — бірегей сниппет; бос content — жою). versionToken — жаңа ғана алынған get_note-тан (CAS): ' +
-    'қатарлас түзету versionConflict қайтарады, бөгде өзгеріс үнсіз басылмайды — қайта оқып, қайталаңыз. ' +
-    'Мәтінді өзгертпейтін түзету (бос append/prepend) жаңа нұсқа жасамайды: unchanged: true.',
+    'Жазбаны позиция бойынша емес, сөз бойынша түзетеді: append, prepend, replace (дене түгел), replaceSection (heading бөлімі), findReplace (find — бірегей сниппет; ' +
+    'бос content — жою). ' +
+    'versionToken жаңа ғана алынған get_note-тан (CAS): қатарлас түзету versionConflict қайтарады — қайта оқып, қайталаңыз. ' +
+    'Өзгеріссіз түзету жаңа нұсқа жасамайды: unchanged: true.',
   input: z.object({
-    id: z.string().describe('Жазба id-і'),
-    versionToken: z.string().describe('get_note-тың versionToken-і'),
-    mode: z.string().describe('append | prepend | replace | replaceSection | findReplace'),
-    content: z.string().max(INPUT_LIMITS.answer).describe('Жаңа мәтін; findReplace-та бос болса — сниппет жойылады'),
-    heading: z.string().max(INPUT_LIMITS.title).optional().describe('replaceSection: бөлім тақырыбы (# белгісіз)'),
-    find: z.string().max(INPUT_LIMITS.text).optional().describe('findReplace: жазбада бір рет кездесетін сниппет'),
+    id: z.string(),
+    versionToken: z.string(),
+    mode: z.string(),
+    content: z.string().max(INPUT_LIMITS.answer),
+    heading: z.string().max(INPUT_LIMITS.title).optional().describe('# белгісіз'),
+    find: z.string().max(INPUT_LIMITS.text).optional(),
   }),
   output: WrittenNote,
   annotations: WRITE,
@@ -115,9 +115,9 @@ export const delete_note = defineTool({
   service: 'knowledge',
   title: 'Жазбаны себетке',
   description:
-    'Жазбаны себетке жылжытады — агенттің жалғыз деструктивті әрекеті, құрылымы бойынша қайтарымды. Қалпына келтіруді де, себетті ' +
-    'тазартуды да тек адам жасайды (құрал арқылы емес). Барлық нұсқалар сақталады.',
-  input: z.object({ id: z.string().describe('Жазба id-і') }),
+    'Жазбаны себетке жылжытады — агенттің жалғыз деструктивті, қайтарымды әрекеті. ' +
+    'Қалпына келтіруді де, себетті тазартуды да тек адам жасайды.',
+  input: z.object({ id: z.string() }),
   output: z.looseObject({ id: z.string(), title: z.string(), trashed: z.literal(true) }),
   annotations: DESTRUCTIVE,
   refusals: ['noteNotFound'],
@@ -130,13 +130,13 @@ export const link = defineTool({
   service: 'knowledge',
   title: 'Байланыстыру',
   description:
-    'from → нысана типтелген байланысын қосады. Нысана — to (note-id) немесе toTitle (әлі құрылмаған жазбаның тақырыбы — forward-ref, ' +
-    'сол тақырыппен жазба құрылғанда резолвтеледі). Екі жазба да бір кеңістікте болуға тиіс. Идемпотентті.',
+    'from → нысана типтелген байланысын қосады: to (note-id) немесе toTitle (әлі жоқ жазбаға forward-ref, ол құрылғанда резолвтеледі). ' +
+    'Екі жазба бір кеңістікте болуға тиіс. Идемпотентті.',
   input: z.object({
     from: z.string().describe('Бастапқы жазба id-і'),
     type: z.string().describe('Байланыс түрі, мысалы relates, depends_on'),
-    to: z.string().optional().describe('Нысана жазба id-і'),
-    toTitle: z.string().max(INPUT_LIMITS.title).optional().describe('Нысана тақырыбы (forward-ref)'),
+    to: z.string().optional(),
+    toTitle: z.string().max(INPUT_LIMITS.title).optional(),
   }),
   output: LinkView,
   annotations: WRITE_IDEMPOTENT,

@@ -9,14 +9,13 @@ export const complete_lesson = defineTool({
   service: 'lessons',
   title: 'Закрыть урок',
   description:
-    'Закрывает урок без обязательной проверки знаний, когда все обязательные пункты урока закрыты (mark_goal). ' +
-    'В ответе урок, статус занятия, next_lesson — следующий урок курса, empty_blocks — разделы документа урока, оставшиеся незаполненными ' +
-    '(урок закрывается и с ними: скажите ученику, что дописать), и teaching_rules — правила закрытия урока: домашнее задание, вопрос, помогло ли занятие, следующий урок. ' +
-    'Отказы: goals_open — в goals открытые пункты, разберите и отметьте их; quiz_required — урок закрывает только сданный квиз (request_quiz); ' +
-    'session_closed — занятие закрыто, возвращайтесь через start_lesson; not_your_session; not_enrolled, organization_suspended — доступ отозван; ' +
-    'course_not_released, lesson_not_in_release, run_archived, busy — отказы цепочки урока (busy — повторить один раз).',
+    'Закрывает урок без обязательного квиза, когда закрыты обязательные пункты. ' +
+    'empty_blocks — незаполненные разделы документа урока: урок закрыт и с ними, скажите, что дописать; ' +
+    'teaching_rules — правила закрытия. Отказы: goals_open — отметьте пункты из goals; ' +
+    'quiz_required — урок закрывает сданный квиз (request_quiz); session_closed — start_lesson; not_your_session; ' +
+    'not_enrolled, organization_suspended; course_not_released, lesson_not_in_release, run_archived, busy.',
   input: z.object({
-    session: z.string().describe('Идентификатор занятия из ответа start_lesson. Обязательный.'),
+    session: z.string().describe('id занятия из start_lesson.'),
   }),
   output: z.looseObject({
     lesson: z.string(),

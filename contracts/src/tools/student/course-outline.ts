@@ -9,13 +9,12 @@ export const course_outline = defineTool({
   service: 'lessons',
   title: 'Программа курса',
   description:
-    'Программа курса целиком: главы с описанием и прогрессом, уроки (id, ключ, название, зачин, пройден ли, текущий), ' +
-    'цели уроков со статусами not_started, touched, covered, разделы документа и домашнее задание. ' +
-    'Единственный способ узнать id уже пройденного урока, чтобы вернуться к нему через start_lesson с lesson: без аргумента start_lesson ведёт только вперёд. ' +
-    'programs — программы (цепочки курсов) с курсом: место, предыдущий и следующий курс, участник ли ученик; locked_by — курс, который пройти раньше. ' +
-    'Пунктов целей здесь нет; инструмент только читает. Отказы: not_enrolled, organization_suspended, course_not_released.',
+    'Программа курса course: главы с прогрессом, уроки (id, пройден ли, failed — попытки обязательного квиза кончились, текущий) с целями и их статусами, разделы документа, домашки; ' +
+    'programs — цепочки курсов, locked_by — курс, который пройти раньше. ' +
+    'Только отсюда берут id пройденного урока: start_lesson без lesson ведёт только вперёд. ' +
+    'Отказы: not_enrolled, organization_suspended, course_not_released.',
   input: z.object({
-    course: z.string().describe('Идентификатор курса. Обязательный.'),
+    course: z.string(),
   }),
   output: z.looseObject({
     course: z.string(),
@@ -34,6 +33,7 @@ export const course_outline = defineTool({
             title: z.string(),
             hook: z.string().nullable(),
             completed: z.boolean(),
+            failed: z.boolean(),
             current: z.boolean(),
             objectives: z.array(z.looseObject({ key: z.string(), text: z.string(), status: ObjectiveStatus })),
             blocks: z.array(z.looseObject({ artifact: z.string(), key: z.string(), title: z.string() })),

@@ -10,14 +10,12 @@ export const enroll = defineTool({
   service: 'enrollment',
   title: 'Записаться на курс',
   description:
-    'Записывает ученика на курс из каталога (course из list_catalog). В пространстве организации запись — её назначение по выбору ученика: ' +
-    'курс идёт за её счёт и виден её руководителю в отчёте. ' +
-    'В ответе курс, название и first_lesson — занятие можно начинать сразу через start_lesson, список курсов звать не нужно. ' +
-    'Отказы: course_upcoming — курс анонсирован, вместо записи предложите notify_when_released; already_enrolled — курс уже в list_my_courses; ' +
-    'course_not_published — черновик; course_not_allowed — курс не открыт организациям ученика; ' +
-    'program_order — сначала пройти курс из previous (в отказе program, program_title, previous).',
+    'Записывает ученика на курс course из list_catalog; в организации курс идёт за её счёт и виден руководителю. ' +
+    'first_lesson в ответе — можно сразу start_lesson. Отказы: course_upcoming — предложите notify_when_released; ' +
+    'already_enrolled; course_not_published; course_not_allowed — не открыт организациям ученика; ' +
+    'program_order — сначала курс из previous.',
   input: z.object({
-    course: z.string().describe('Идентификатор курса из list_catalog. Обязательный.'),
+    course: z.string(),
     space: SpaceArg.optional(),
   }),
   output: z.looseObject({

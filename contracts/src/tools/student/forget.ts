@@ -8,17 +8,11 @@ export const forget = defineTool({
   service: 'knowledge',
   title: 'Забыть заметку',
   description:
-    'Удаляет заметку об ученике по ключу key — когда ученик просит забыть то, что перестало быть правдой. ' +
-    'Факт ищется без course; проект и наблюдение записаны при курсе, и для них нужен course. В ответе удалённый ключ. ' +
-    'Отказ note_not_found — заметки нет: сверьте ключ и курс по my_notes.',
+    'Удаляет заметку об ученике по ключу key, когда ученик просит забыть. Факт ищется без course; ' +
+    'проект и наблюдение записаны при курсе — передайте course. Отказ note_not_found — сверьте ключ и курс по my_notes.',
   input: z.object({
-    key: z.string().describe('Ключ заметки, например role или pace. Обязательный.'),
-    course: z
-      .string()
-      .optional()
-      .describe(
-        'Идентификатор курса — для проекта или наблюдения, записанных при курсе. Необязательный; без него ищется факт.',
-      ),
+    key: z.string().describe('Ключ заметки, например role или pace.'),
+    course: z.string().optional(),
   }),
   output: z.looseObject({
     key: z.string(),

@@ -10,9 +10,8 @@ export const get_my_progress = defineTool({
   service: 'reporting',
   title: 'Мой прогресс',
   description:
-    'Сводка по ученику в пространстве: число курсов и просроченных; по каждому курсу дедлайн, просрочка, доля пройденных уроков и documents — ' +
-    'сколько разделов в каждом документе курса и сколько заполнено; последние занятия со статусом и датой начала. ' +
-    'Доля уроков и заполненность документа — разные числа: урок засчитывает проверка знаний, а не документ. Своих отказов нет.',
+    'Сводка ученика в пространстве: курсы, просрочки, доля пройденных уроков, documents — заполненность документов, последние занятия. ' +
+    'Урок засчитывает квиз, а не документ: это разные числа. lessons_failed — уроки, которые уже не зачесть; finished — изучать больше нечего. Своих отказов нет.',
   input: z.object({
     space: SpaceArg.optional(),
   }),
@@ -27,6 +26,8 @@ export const get_my_progress = defineTool({
         deadline: Timestamp.nullable(),
         overdue: z.boolean(),
         progress: z.number().describe('Доля пройденных уроков, от 0 до 1'),
+        lessons_failed: z.number().int(),
+        finished: z.boolean(),
         documents: z.array(z.looseObject({ artifact: z.string(), title: z.string(), ...DocumentFill.shape })),
       }),
     ),

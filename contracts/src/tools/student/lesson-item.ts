@@ -9,14 +9,13 @@ export const lesson_item = defineTool({
   service: 'lessons',
   title: 'Пункт урока',
   description:
-    'Подробности одного пункта урока: что разобрать с учеником и как понять, что он это умеет. Берите, когда дошли до пункта; ' +
-    'текст адресован агенту, ученику его не зачитывают. goal — ключ пункта из lesson_map ответа start_lesson, например term:T1. ' +
-    'В ответе goal (ключ, вид, обязательный ли, название, статус), details и у открытого пункта next — разобрать его и отметить mark_goal. Инструмент только читает. ' +
-    'Отказы: goal_unknown — пункта нет или он снят новым релизом, в отказе ключи пунктов урока; not_your_session; ' +
-    'not_enrolled, organization_suspended — доступ отозван; course_not_released, lesson_not_in_release — отказы цепочки урока.',
+    'Подробности пункта урока goal: что разобрать и как понять, что ученик это умеет. Берите, когда дошли до пункта; ' +
+    'текст для агента, ученику не зачитывайте. Только читает. ' +
+    'Отказы: goal_unknown — пункта нет или он снят релизом, в отказе ключи пунктов; not_your_session; ' +
+    'not_enrolled, organization_suspended; course_not_released, lesson_not_in_release.',
   input: z.object({
-    session: z.string().describe('Идентификатор занятия из ответа start_lesson. Обязательный.'),
-    goal: z.string().describe('Ключ пункта из lesson_map, например term:T1. Обязательный.'),
+    session: z.string().describe('id занятия из start_lesson.'),
+    goal: z.string().describe('Ключ пункта из lesson_map, например term:T1.'),
   }),
   output: z.looseObject({
     goal: z.looseObject({

@@ -10,10 +10,9 @@ export const list_catalog = defineTool({
   service: 'enrollment',
   title: 'Каталог курсов',
   description:
-    'Курсы, на которые ученик может записаться сам в пространстве, и анонсы. Уже начатые курсы сюда не попадают; сотруднику видны курсы, открытые его организациям. ' +
-    'upcoming: true — анонс: записи нет, расскажите цели из objectives и предложите notify_when_released (notify — подписан ли уже); срок выхода не называйте — его нет. ' +
-    'programs — программы (цепочки курсов) с курсом; курс с locked_by не предлагайте, а назовите тот, что пройти раньше: запись на запертый откажет program_order. ' +
-    'Записывает enroll; пустой каталог — повод проверить whoami. Своих отказов нет.',
+    'Курсы, на которые ученик может записаться сам (enroll), и анонсы; начатых здесь нет. ' +
+    'upcoming — анонс: расскажите objectives и предложите notify_when_released, срок выхода не называйте. ' +
+    'Курс с locked_by не предлагайте — назовите тот, что пройти раньше. Пусто — проверьте whoami. Своих отказов нет.',
   input: z.object({
     space: SpaceArg.optional(),
   }),
@@ -27,6 +26,7 @@ export const list_catalog = defineTool({
         upcoming: z.boolean(),
         objectives: z.array(z.string()).optional().describe('Цели курса — только у анонса'),
         notify: z.boolean().optional().describe('Подписан ли ученик на письмо о выходе — только у анонса'),
+        testing: z.boolean().optional().describe('Курс ещё не открыт: ученик тестирует его по доступу автора'),
         ...ProgramFields,
       }),
     ),

@@ -10,20 +10,13 @@ export const my_homework = defineTool({
   service: 'homework',
   title: 'Мои домашние задания',
   description:
-    'Домашние задания ученика в пространстве: items, недавние сверху, — курс и урок, lesson_url (где сдают в вебе), название, due_at, overdue, номер версии ответа, ' +
-    'last_comment куратора и status: Assigned — выдано, не сдано; Submitted — ждёт куратора; Returned — вернули на доработку; Accepted — принято. ' +
-    'Просрочка — признак, а не статус. С lesson приходит одна домашка целиком: homework (задание, режим ответа, правило срока) и submission ' +
-    '(текущий ответ, файлы, журнал) — читайте её, прежде чем дополнить ответ через submit_homework. ' +
+    'Домашки ученика в пространстве, недавние сверху: урок, lesson_url, due_at, overdue, версия, last_comment куратора, status (Assigned — выдана, Submitted — ждёт куратора, Returned — на доработке, Accepted — принята). ' +
+    'С lesson — одна домашка с заданием и текущим ответом: прочитайте её, прежде чем дополнять. ' +
     'Отказы: not_enrolled, organization_suspended, space_not_available, course_not_in_space, lesson_not_found.',
   input: z.object({
-    course: z.string().optional().describe('Идентификатор курса. Необязательный; без него — все курсы пространства.'),
-    lesson: z
-      .string()
-      .optional()
-      .describe('Идентификатор урока. Необязательный; с ним приходит одна домашка целиком, с текущим ответом.'),
-    space: CourseSpaceArg.describe(
-      'Пространство: имя организации из whoami или personal. Необязательный; без него с course или lesson — пространство начатого занятия по курсу, иначе выбранное учеником.',
-    ).optional(),
+    course: z.string().optional().describe('Без него — все курсы пространства.'),
+    lesson: z.string().optional(),
+    space: CourseSpaceArg.optional(),
   }),
   output: z.looseObject({
     space: z.string(),

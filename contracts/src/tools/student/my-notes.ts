@@ -17,14 +17,11 @@ export const my_notes = defineTool({
   service: 'knowledge',
   title: 'Что обо мне запомнено',
   description:
-    'Показывает ученику, что о нём запомнено, когда он спрашивает вне занятия (на занятии заметки приходят в history ответа start_lesson). ' +
-    'facts — о человеке; с course ещё observations — как учится, project — на чём учится в этом курсе — и projects_elsewhere — проекты других курсов, ' +
-    'пока у этого своего нет: спросите, берём ли тот же. У записи ключ, текст и даты появления и обновления. Своих отказов нет.',
+    'Что запомнено об ученике, когда он спрашивает вне занятия (на занятии заметки приходят в history ответа start_lesson): facts — о человеке; ' +
+    'с course ещё observations, project и projects_elsewhere — проекты других курсов, пока у этого своего нет: спросите, берём ли тот же. ' +
+    'Своих отказов нет.',
   input: z.object({
-    course: z
-      .string()
-      .optional()
-      .describe('Идентификатор курса. Необязательный; с ним к фактам добавляются проект и наблюдения этого курса.'),
+    course: z.string().optional(),
   }),
   output: z.looseObject({
     facts: z.array(StudentNote),

@@ -8,13 +8,12 @@ export const notify_when_released = defineTool({
   service: 'enrollment',
   title: 'Сообщить о выходе курса',
   description:
-    'Подписывает ученика на письмо о выходе анонсированного курса (course с upcoming из list_catalog) или снимает подписку при notify: false. ' +
-    'Это то, что можно сделать с анонсом вместо записи. В ответе курс, название и notify — подписан ли ученик теперь; ' +
-    'повторный вызов ничего не меняет, письмо уходит на почту один раз, когда курс откроют. ' +
-    'Отказ course_not_upcoming — курс не анонс: уже открыт (записывайте через enroll), снят или его нет. Отписаться можно от любого курса.',
+    'Подписывает на письмо о выходе анонса course (upcoming в list_catalog) — вместо записи; notify: false отписывает. ' +
+    'Письмо уйдёт один раз, когда курс откроют. Отказ course_not_upcoming — курс не анонс: открыт (enroll), снят или его нет; ' +
+    'отписаться можно от любого.',
   input: z.object({
-    course: z.string().describe('Идентификатор анонса из list_catalog (у него upcoming). Обязательный.'),
-    notify: z.boolean().optional().describe('false снимает подписку. Необязательный, по умолчанию true.'),
+    course: z.string(),
+    notify: z.boolean().optional().describe('По умолчанию true.'),
   }),
   output: z.looseObject({
     course: z.string(),

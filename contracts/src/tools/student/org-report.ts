@@ -10,31 +10,19 @@ export const org_report = defineTool({
   service: 'reporting',
   title: 'Отчёт по организации',
   description:
-    'Отчёт руководителя по обучению своей организации: строки «человек × курс» — имя и учётная запись, организация, статус, доля пройденного, дедлайн, ' +
-    'обязательность, просрочка, последняя активность и document — сколько разделов в документах курса и сколько заполнил сотрудник. ' +
-    'course и status (not_started, in_progress, completed) сужают отчёт; подробности по одному человеку — student_detail. ' +
-    'summary — итоги по статусам, просрочке и не начатым обязательным курсам; строки идут страницами в постоянном порядке: ' +
-    'если next_offset не null, следующую страницу даёт тот же вызов с offset = next_offset. ' +
-    'Своих отказов нет: не-руководителю отчёт приходит пустым, потому что данные закрыты правами.',
+    'Отчёт руководителя по своей организации: строки «человек × курс» — статус, доля пройденного, дедлайн, просрочка, активность, document — заполненность документа; ' +
+    'summary — итоги. course и status сужают отчёт; по человеку — student_detail. ' +
+    'next_offset не null — передайте его в offset. Своих отказов нет: не-руководителю отчёт пуст.',
   input: z.object({
-    course: z.string().optional().describe('Идентификатор курса, чтобы сузить отчёт до одного курса. Необязательный.'),
-    status: z
-      .enum(ORG_REPORT_STATUSES)
-      .optional()
-      .describe('Статус прохождения: not_started, in_progress или completed. Необязательный.'),
+    course: z.string().optional(),
+    status: z.enum(ORG_REPORT_STATUSES).optional(),
     // Beyond the spec: paging, so a large organization never gives a reply the agent cannot read.
     limit: z
       .number()
       .int()
       .optional()
-      .describe(
-        `Сколько строк вернуть за раз (1–${ORG_REPORT_PAGE.max}, по умолчанию ${ORG_REPORT_PAGE.default}). Необязательный.`,
-      ),
-    offset: z
-      .number()
-      .int()
-      .optional()
-      .describe('С какой строки продолжить: next_offset из прошлого ответа. Необязательный.'),
+      .describe(`Строк за раз: 1–${ORG_REPORT_PAGE.max}, по умолчанию ${ORG_REPORT_PAGE.default}.`),
+    offset: z.number().int().optional(),
   }),
   output: z.looseObject({
     organizations: z

@@ -10,28 +10,17 @@ export const remember = defineTool({
   service: 'knowledge',
   title: 'Запомнить об ученике',
   description:
-    'Записывает об ученике то, что пригодится на следующих занятиях. kind: fact — о человеке, живёт во всех курсах; ' +
-    'project — на чём учится в этом курсе; observation — как учится; для project и observation нужен session — из него берётся курс. ' +
-    'key — короткий повторяемый ключ: запись по существующему ключу замещает текст. Факты пишите под каноническими ключами профиля ' +
-    '(role, industry, company, goal, current_task, background, tools, learning_style, time_budget — role, а не position), по курсу — под ключами рамки course_frame. ' +
-    'В ответе ключ и вид, посреди занятия — objectives, статусы целей урока. ' +
-    'Отказы: unknown_note_kind; note_key_required; note_text_required — пустой text; not_your_session — нет session или занятие чужое; note_limit_reached (limit) — пишите по существующим ключам.',
+    'Записывает об ученике то, что пригодится дальше; по существующему key текст замещается. ' +
+    'Факты — под ключами профиля role, industry, company, goal, current_task, background, tools, learning_style, time_budget (role, а не position), по курсу — под ключами course_frame. ' +
+    'Отказы: unknown_note_kind; note_key_required; note_text_required; not_your_session — нет session или занятие чужое; ' +
+    'note_limit_reached — пишите по существующим ключам.',
   input: z.object({
     kind: z
       .string()
-      .describe(
-        'Вид заметки. Обязательный: fact — о человеке (роль, отрасль, размер компании); project — на чём учится в этом курсе; observation — как учится.',
-      ),
-    key: z
-      .string()
-      .describe(
-        'Короткий повторяемый ключ, например role, project или pace. Обязательный; по существующему ключу текст замещается.',
-      ),
-    text: z.string().max(INPUT_LIMITS.text).describe('Сама заметка. Обязательный.'),
-    session: z
-      .string()
-      .optional()
-      .describe('Идентификатор занятия. Обязателен для project и observation: из него берётся курс.'),
+      .describe('fact — о человеке (во всех курсах), project — на чём учится в курсе, observation — как учится.'),
+    key: z.string().describe('Короткий повторяемый ключ: role, project, pace…'),
+    text: z.string().max(INPUT_LIMITS.text).describe('Текст заметки.'),
+    session: z.string().optional().describe('id занятия; нужен для project и observation.'),
   }),
   output: z.looseObject({
     key: z.string(),

@@ -9,15 +9,14 @@ export const request_quiz = defineTool({
   service: 'lessons',
   title: 'Начать проверку знаний',
   description:
-    'Начинает проверку знаний урока, когда закрыты все обязательные пункты, и возвращает попытку attempt и первый вопрос question ' +
-    '(текст, варианты с id без признака правильности, номер и сколько всего). Открытая попытка возвращается, вторая не заводится. ' +
-    'Покажите вопрос целиком — текст и все варианты — и ждите ответа ученика: отвечать за него нельзя; ответ передаёт submit_answer. ' +
-    'previous_attempt_cancelled — прежнюю попытку аннулировало обновление курса: скажите ученику, что курс обновился и вопросы начались заново. ' +
-    'Отказы: goals_open — в goals открытые пункты, разберите их (mark_goal); quiz_not_configured — закройте урок complete_lesson; ' +
-    'quiz_attempts_exhausted (attempts_used); retry_too_soon (retry_after); not_your_session; session_closed (status) — занятие закрыто, вернитесь к уроку через start_lesson; not_enrolled, organization_suspended; ' +
-    'course_not_released, lesson_not_in_release, run_archived, busy — отказы цепочки урока.',
+    'Начинает квиз урока, когда закрыты обязательные пункты: attempt и первый вопрос (открытая попытка возвращается). ' +
+    'Покажите вопрос целиком — текст и все варианты — и ждите ответа ученика: отвечать за него нельзя. ' +
+    'previous_attempt_cancelled — курс обновился: скажите, что вопросы начались заново. ' +
+    'Отказы: goals_open — разберите пункты из goals; quiz_not_configured — complete_lesson; quiz_attempts_exhausted; ' +
+    'retry_too_soon (retry_after); session_closed — start_lesson; not_your_session; not_enrolled, organization_suspended; ' +
+    'course_not_released, lesson_not_in_release, run_archived, busy.',
   input: z.object({
-    session: z.string().describe('Идентификатор занятия. Обязательный.'),
+    session: z.string().describe('id занятия.'),
   }),
   output: z.looseObject({
     attempt: z.string(),

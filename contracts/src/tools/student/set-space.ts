@@ -8,11 +8,11 @@ export const set_space = defineTool({
   service: 'enrollment',
   title: 'Выбрать пространство',
   description:
-    'Выбирает пространство, в котором ученик учится: одну из его организаций (имя из whoami) или personal — личное. ' +
-    'Выбор общий с интерфейсом платформы: после него списки курсов, каталог и документы относятся к этому пространству. ' +
+    'Выбирает пространство, в котором ученик учится: организацию из whoami или personal. ' +
+    'Выбор общий с сайтом платформы: списки курсов, каталог и документы потом относятся к нему. ' +
     'Отказ space_not_available — такой организации у ученика нет или она приостановлена.',
   input: z.object({
-    space: z.string().describe('Имя организации из whoami или personal. Обязательный.'),
+    space: z.string().describe('Организация из whoami или personal.'),
   }),
   output: z.object({ current: z.string() }),
   annotations: WRITE_IDEMPOTENT,

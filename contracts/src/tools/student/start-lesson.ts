@@ -24,6 +24,16 @@ export const PreviousHomework = z.looseObject({
   last_comment: z.string().nullable(),
 });
 
+/**
+ * Homework of the student's that the curator returned for rework, other than previous_homework's
+ * (the last lesson of a course has no next lesson to show it): start_lesson and nothing_to_study.
+ */
+export const ReturnedHomework = PreviousHomework.extend({
+  course: z.string(),
+  course_title: z.string().optional(),
+  space: z.string(),
+});
+
 /** start_lesson: starts (or continues) a lesson session — lesson map, author directives, where to begin. */
 export const start_lesson = defineTool({
   name: 'start_lesson',
@@ -31,34 +41,26 @@ export const start_lesson = defineTool({
   service: 'lessons',
   title: 'Начать занятие',
   description:
-    'Начинает или продолжает занятие: без аргументов — урок последнего занятия, если он не пройден, иначе следующий незакрытый урок того же курса; ' +
-    'занятий ещё не было (или тот курс пройден) — следующий незакрытый урок курса с ближайшим дедлайном, обязательные и просроченные вперёд; ' +
-    'с course — следующий незакрытый урок этого курса; ' +
-    'с lesson — этот урок (id из course_outline); повторный вызов по тому же уроку продолжает начатое занятие. ' +
-    'В ответе session, space, lesson, lesson_map (цели и пункты со статусами), start.opening (first_in_course, new_lesson, return, repeat), next_step и next, ' +
-    'directive и material (только для агента, ученику не показывать), course_frame, history, closed_reports, artifact_blocks, section_hints, quiz, homework, ' +
-    'previous_homework, signals и teaching_rules. Начинайте с signals, closed_reports и previous_homework, затем зачин и цели; подробности пункта — lesson_item, отметка — mark_goal. ' +
-    'frame: false — только если рамку этого курса уже получили в этом разговоре. ' +
-    'Отказы: nothing_to_study — незакрытых уроков нет; lesson_not_found; program_order — сначала предыдущий курс программы; web_demo_exhausted; ' +
-    'not_enrolled, organization_suspended; space_not_available, course_not_in_space — с space, которого у ученика нет или где нет курса; ' +
-    'course_not_released, busy, run_archived — отказы цепочки урока; unknown_channel; прошедший дедлайн — не отказ, а overdue в ответе. ' +
-    'Урок, у которого кончились попытки обязательного квиза, больше не зачесть: next_step у него null, next говорит, что делать, а start_lesson без lesson его пропускает.',
+    'Начинает или продолжает занятие. ' +
+    'Без аргументов — урок последнего занятия, если он не пройден, иначе следующий незакрытый урок того же курса; ' +
+    'занятий не было (или тот курс пройден) — следующий незакрытый урок курса с ближайшим дедлайном, обязательные и просроченные вперёд. ' +
+    'С course — следующий незакрытый урок этого курса, с lesson — этот урок; повторный вызов продолжает занятие. ' +
+    'directive и material — только для агента. Начинайте с signals, closed_reports, previous_homework и returned_homework (возвращённые на доработку), затем зачин и цели. ' +
+    'Урок с исчерпанными попытками обязательного квиза не зачесть: next_step null, next называет следующий вызов; ' +
+    'без lesson он пропускается; курс, где остались только такие уроки, закончен и следующий курс программы не держит. ' +
+    'Отказы: nothing_to_study (в нём returned_homework и next_course); lesson_not_found; ' +
+    'program_order — сначала предыдущий курс программы; web_demo_exhausted; not_enrolled, organization_suspended; ' +
+    'space_not_available, course_not_in_space; course_not_released, busy, run_archived; unknown_channel. ' +
+    'Дедлайн прошёл — не отказ, а overdue.',
   input: z.object({
-    lesson: z.string().optional().describe('Идентификатор урока (id из course_outline). Необязательный.'),
-    course: z
-      .string()
-      .optional()
-      .describe(
-        'Идентификатор курса: взять следующий незакрытый урок в нём. Необязательный; при переданном lesson не действует.',
-      ),
+    lesson: z.string().optional().describe('id урока из course_outline.'),
+    course: z.string().optional().describe('Взять следующий незакрытый урок этого курса; при lesson не действует.'),
     frame: z
       .boolean()
       .optional()
-      .describe(
-        'Отдавать ли рамку курса (course_frame). Необязательный, по умолчанию true; false — только если рамку этого курса уже получили в этом разговоре.',
-      ),
+      .describe('Рамка курса course_frame, по умолчанию true; false — только если её уже получили в этом разговоре.'),
     space: CourseSpaceArg.describe(
-      'В чей документ пишет занятие: имя организации из whoami или personal. Необязательный; без него — пространство начатого занятия по курсу, иначе выбранное.',
+      'В чей документ пишет занятие: организация из whoami или personal; без него — пространство начатого занятия по курсу, иначе выбранное.',
     ).optional(),
   }),
   output: z.looseObject({
@@ -126,6 +128,7 @@ export const start_lesson = defineTool({
     }),
     homework: HomeworkTask.nullable(),
     previous_homework: PreviousHomework.nullable(),
+    returned_homework: z.array(ReturnedHomework).optional(),
     signals: z.array(z.string()).optional(),
     teaching_rules: z.string().optional().describe('Правила старта и разбора; в веб-чате поля нет'),
   }),

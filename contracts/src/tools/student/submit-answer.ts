@@ -11,29 +11,25 @@ export const submit_answer = defineTool({
   service: 'lessons',
   title: 'Ответить на вопрос квиза',
   description:
-    'Отправляет ответ ученика на вопрос квиза и получает вердикт сервера; проверять ответы самому нельзя, зачёт ставит только эта проверка. ' +
-    'answer — id выбранного варианта ("V2") или его текст; student_words — дословно, что написал ученик (хоть одну цифру), только после того, как он увидел вопрос целиком. ' +
-    'Неверный ответ приходит без верного варианта и пояснения — не называйте их до конца попытки. С next_question приходит next: покажите вопрос целиком и ждите ответа. ' +
-    'На последнем вопросе result: score, pass_threshold, passed, objective_results; у сданной — explanations, next_lesson, empty_blocks и teaching_rules; ' +
-    'у несданной — retry_after (не предлагайте пересдачу раньше) и attempts_left (0 — пересдачи не будет, null — без лимита). ' +
-    'Отказы: quiz_attempt_cancelled — курс обновился: при reason quiz_changed или attempt_outdated запросите request_quiz по session, при lesson_removed перейдите к следующему уроку; ' +
-    'goals_open — на последний вопрос, если после request_quiz снова открыт обязательный пункт: разберите его (mark_goal) и отправьте тот же ответ; ' +
-    'student_words_required; answer_unknown — ответ не совпал ни с одним вариантом, передайте id; attempt_finished; question_mismatch; not_your_session; not_enrolled, organization_suspended; course_not_released; ' +
-    'run_archived — прогресс по курсу сброшен, начните урок заново через start_lesson; busy.',
+    'Отправляет ответ ученика на вопрос квиза, когда он увидел вопрос целиком; ' +
+    'вердикт выносит сервер, сами ответы не проверяйте. Верный вариант неверного ответа не называйте до конца попытки. ' +
+    'С next_question приходит next: покажите вопрос и ждите. ' +
+    'У несданной попытки retry_after — раньше пересдачу не предлагайте — и attempts_left (0 — пересдачи не будет). ' +
+    'Отказы: quiz_attempt_cancelled — курс обновился: reason quiz_changed или attempt_outdated — заново request_quiz, lesson_removed — следующий урок; ' +
+    'goals_open — отметьте открытый пункт и повторите ответ; student_words_required; answer_unknown — передайте id варианта; ' +
+    'attempt_finished; question_mismatch; not_your_session; not_enrolled, organization_suspended; course_not_released; ' +
+    'run_archived — урок заново (start_lesson); busy.',
   input: z.object({
-    attempt: z.string().describe('Идентификатор попытки из request_quiz. Обязательный.'),
-    question: z.string().describe('Идентификатор вопроса, на который отвечают. Обязательный.'),
-    answer: z
-      .string()
-      .max(INPUT_LIMITS.summary)
-      .describe('Ответ строкой: id выбранного варианта ("V2") или текст варианта. Обязательный.'),
+    attempt: z.string().describe('id попытки из request_quiz.'),
+    question: z.string().describe('id вопроса.'),
+    answer: z.string().max(INPUT_LIMITS.summary).describe('id выбранного варианта ("V2") или его текст.'),
     // Optional in the schema only: a missing one is the service's student_words_required.
     student_words: z
       .string()
       .max(INPUT_LIMITS.long)
       .optional()
       .describe(
-        'Что ученик написал в ответ на этот вопрос, дословно — не пересказ; ответил одной цифрой или буквой — передаётся она. Обязательный; на вердикт не влияет.',
+        'Обязательный: что ученик написал в ответ, дословно, не пересказ — хоть одну цифру; на вердикт не влияет.',
       ),
   }),
   output: z.looseObject({

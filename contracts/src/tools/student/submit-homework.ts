@@ -30,18 +30,15 @@ export const submit_homework = defineTool({
   service: 'homework',
   title: 'Сдать домашнее задание',
   description:
-    'Сдаёт или правит текст домашнего задания урока (answer, markdown). Текст заменяет прежний целиком: дополняя, сначала прочитайте ответ через my_homework с lesson. ' +
-    'Файлы ответа остаются как были — их сдают окном upload_homework_file или на странице урока. Сдать можно и до закрытия урока. ' +
-    'Каждое сохранение — новая версия со статусом Submitted; в ответе space и submission: статус, срок, версия, ответ, файлы, журнал событий и versions. ' +
-    'Отказы: no_homework; empty_answer; answer_mode — задание сдаётся только файлами; accepted_locked — домашку приняли, правка закрыта; busy — повторите сдачу; ' +
+    'Сдаёт или правит текст домашки урока lesson — новой версией Submitted. ' +
+    'Текст заменяет прежний целиком: дополняя, сначала прочитайте его (my_homework с lesson). Файлы остаются; ' +
+    'их сдают окном upload_homework_file. Отказы: no_homework; empty_answer; answer_mode — только файлами; ' +
+    'accepted_locked — принята, правка закрыта; busy — повторите; ' +
     'not_enrolled, organization_suspended, space_not_available, course_not_in_space, lesson_not_found; ' +
-    'пределы файлов too_many_files, file_too_large, answer_too_large, file_rejected, file_missing, invalid_files.',
+    'too_many_files, file_too_large, answer_too_large, file_rejected, file_missing, invalid_files.',
   input: z.object({
-    lesson: z.string().describe('Идентификатор урока. Обязательный.'),
-    answer: z
-      .string()
-      .max(INPUT_LIMITS.answer)
-      .describe('Текст ответа, markdown; заменяет прежний целиком. Обязательный.'),
+    lesson: z.string(),
+    answer: z.string().max(INPUT_LIMITS.answer).describe('Текст ответа, markdown.'),
     space: CourseSpaceArg.optional(),
   }),
   output: SubmissionResult,

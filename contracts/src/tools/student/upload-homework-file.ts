@@ -9,13 +9,12 @@ export const upload_homework_file = defineTool({
   service: 'homework',
   title: 'Окно сдачи файлов',
   description:
-    'Показывает ученику прямо в чате окно сдачи файлов домашнего задания урока: до 10 файлов в ответе, каждый до 10 МБ, за раз до 30 МБ. ' +
-    'Пространство окно фиксирует при открытии; файлы уходят на платформу мимо модели одной версией ответа, и окно само напишет в разговор «Сдал файлы домашнего задания…». ' +
-    'Клиенту без MCP Apps приходит ссылка на урок (lesson_url): попросите ученика прикрепить файлы в блоке «Домашнее задание» там. ' +
-    'Отказы: no_homework; answer_mode — задание сдаётся только текстом, через submit_homework; accepted_locked — домашку уже приняли; ' +
+    'Окно в чате для сдачи файлов домашки урока lesson: до 10 файлов в ответе, каждый до 10 МБ, за раз до 30 МБ; ' +
+    'файлы идут мимо модели, окно само напишет в разговор. Без MCP Apps придёт lesson_url: попросите прикрепить файлы там. ' +
+    'Отказы: no_homework; answer_mode — только текстом (submit_homework); accepted_locked; ' +
     'not_enrolled, organization_suspended, space_not_available, course_not_in_space, lesson_not_found.',
   input: z.object({
-    lesson: z.string().describe('Идентификатор урока. Обязательный.'),
+    lesson: z.string(),
     space: CourseSpaceArg.optional(),
   }),
   output: z.looseObject({

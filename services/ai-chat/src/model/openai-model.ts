@@ -84,6 +84,9 @@ export class OpenAiChatModel implements ChatModel {
           yield { usage: { input: chunk.usage.prompt_tokens, output: chunk.usage.completion_tokens } };
         }
       }
+      // The client's stream ends quietly, as if the answer were whole, when its request is aborted
+      // mid-stream (a deadline or the caller's cancel): a cut answer must fail, never pass as complete.
+      if (ctl.signal.aborted) throw new Error('stream aborted');
       const whole = calls.filter(Boolean);
       if (whole.length) yield { toolCalls: whole };
     } catch (err) {

@@ -11,7 +11,7 @@ import { type CallContext, endpoint, Failure } from '@studium/platform';
 import type { ActiveAnswers } from '../active-answers.ts';
 import { charCount, isUuid, threadTitle } from '../domain/text.ts';
 import { tooManyAnswers } from '../refusals.ts';
-import type { TutorRepository } from './repository.ts';
+import type { LessonTitles, TutorRepository } from './repository.ts';
 import type { TutorRunner } from './runner.ts';
 
 /** A lesson id (`course.lesson`) or a course id, as the page opens the chat. */
@@ -43,27 +43,29 @@ export function tutorHandlers(
   modelConnected: boolean,
 ) {
   return [
-    endpoint(tutorStartTurn, async ({ message, conversation_id, lesson, inbox }, ctx) => {
+    endpoint(tutorStartTurn, async ({ message, conversation_id, lesson, titles, inbox }, ctx) => {
       const user = student(ctx);
       const length = charCount(message);
       if (message.trim() === '') return messageInvalid('empty', length);
       if (length > TUTOR_MESSAGE_MAX) return messageInvalid('too_long', length);
       let target = lesson;
+      let named: LessonTitles = { course: titles?.course || null, lesson: titles?.lesson || null };
       if (conversation_id !== null) {
         const conv = isUuid(conversation_id) ? await repo.conversation(user, conversation_id) : undefined;
         if (!conv) return conversationNotFound(conversation_id);
         target = conv.lesson;
+        named = { course: conv.course_title, lesson: conv.lesson_title };
       }
       if (!target || !LESSON.test(target)) return messageInvalid('no_lesson', length);
       const turnId = randomUUID();
       if (!(await active.acquire(user, turnId))) return tooManyAnswers(limit);
       try {
-        const id = await repo.addMessage(user, conversation_id, target, threadTitle(message), message);
+        const id = await repo.addMessage(user, conversation_id, target, threadTitle(message), message, named);
         if (!id) {
           await active.release(user, turnId);
           return conversationNotFound(conversation_id ?? '');
         }
-        const control = runner.start({ user, conversationId: id, lesson: target, inbox, turnId });
+        const control = runner.start({ user, conversationId: id, lesson: target, titles: named, inbox, turnId });
         return ok({ conversation_id: id, control });
       } catch (err) {
         await active.release(user, turnId);

@@ -21,7 +21,22 @@ export interface TutorRound {
 /** The model sees at most this many past messages of a conversation (a lesson is a few hundred). */
 export const TUTOR_WINDOW = 400;
 
-const CONVERSATION = ['id', 'lesson', 'session', 'title', 'created_at', 'updated_at'] as const;
+/** The course and lesson titles a conversation is listed by (null while unknown). */
+export interface LessonTitles {
+  course: string | null;
+  lesson: string | null;
+}
+
+const CONVERSATION = [
+  'id',
+  'lesson',
+  'session',
+  'title',
+  'course_title',
+  'lesson_title',
+  'created_at',
+  'updated_at',
+] as const;
 
 /** All SQL of the tutor's conversations. */
 export class TutorRepository {
@@ -37,11 +52,14 @@ export class TutorRepository {
     lesson: string,
     title: string,
     content: string,
+    titles: LessonTitles = { course: null, lesson: null },
   ): Promise<string | undefined> {
     if (conversationId === null) {
       const id = randomUUID();
       await sql`
-        with c as (insert into tutor_conversations (id, owner, lesson, title) values (${id}, ${owner}, ${lesson}, ${title}) returning id)
+        with c as (
+          insert into tutor_conversations (id, owner, lesson, title, course_title, lesson_title)
+          values (${id}, ${owner}, ${lesson}, ${title}, ${titles.course}, ${titles.lesson}) returning id)
         insert into tutor_messages (id, conversation_id, role, content) select ${randomUUID()}, c.id, 'user', ${content} from c`.execute(
         this.db,
       );
@@ -56,13 +74,15 @@ export class TutorRepository {
 
   /**
    * The conversation's last messages, oldest first, starting at a student's message: a window
-   * never begins with tool results whose call it cut off.
+   * never begins with tool results whose call it cut off. Replies that did not end are left out:
+   * the model never reads a cut text as an answer it gave.
    */
   async window(conversationId: string): Promise<TutorTurnMessage[]> {
     const rows = await this.db
       .selectFrom('tutor_messages')
       .select(['role', 'content', 'tool_calls', 'tool_call_id'])
       .where('conversation_id', '=', conversationId)
+      .where('note', 'is', null)
       .orderBy('n', 'desc')
       .limit(TUTOR_WINDOW)
       .execute();
@@ -76,12 +96,28 @@ export class TutorRepository {
     }));
   }
 
-  /** Saves one model round (its text, calls and their results) in one transaction; false when the conversation is gone. */
-  async addRound(conversationId: string, round: TutorRound, session: string | null): Promise<boolean> {
+  /**
+   * Saves one model round (its text, calls and their results) in one transaction; false when the
+   * conversation is gone. `started`: the session and titles of a lesson start_lesson opened in it.
+   */
+  async addRound(
+    conversationId: string,
+    round: TutorRound,
+    started: { session: string; titles: LessonTitles } | null,
+  ): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       const updated = await trx
         .updateTable('tutor_conversations')
-        .set({ updated_at: sql<string>`now()`, ...(session ? { session } : {}) })
+        .set({
+          updated_at: sql<string>`now()`,
+          ...(started
+            ? {
+                session: started.session,
+                ...(started.titles.course ? { course_title: started.titles.course } : {}),
+                ...(started.titles.lesson ? { lesson_title: started.titles.lesson } : {}),
+              }
+            : {}),
+        })
         .where('id', '=', conversationId)
         .executeTakeFirst();
       if (!updated.numUpdatedRows) return false;
@@ -110,6 +146,17 @@ export class TutorRepository {
       }
       return true;
     });
+  }
+
+  /**
+   * Keeps a reply that did not end: the text it had (maybe none) and the note the student was
+   * shown. Nothing is kept when the conversation is gone.
+   */
+  async addInterrupted(conversationId: string, text: string, note: string): Promise<void> {
+    await sql`
+      with c as (update tutor_conversations set updated_at = now() where id = ${conversationId} returning id)
+      insert into tutor_messages (id, conversation_id, role, content, note)
+      select ${randomUUID()}, c.id, 'assistant', ${text}, ${note} from c`.execute(this.db);
   }
 
   /** The owner's conversations, last activity first. */
@@ -143,15 +190,18 @@ export class TutorRepository {
       .executeTakeFirst()) as TutorConversation | undefined;
   }
 
-  /** A conversation's messages, oldest first (assistant messages that only called tools are left out). */
+  /**
+   * A conversation's messages, oldest first (assistant messages that only called tools are left
+   * out; a reply that did not end is shown with its note even when it has no text).
+   */
   async messages(id: string, limit: number, offset: number): Promise<{ items: TutorMessage[]; total: number }> {
     const shown = this.db
       .selectFrom('tutor_messages')
       .where('conversation_id', '=', id)
-      .where((eb) => eb.or([eb('role', '!=', 'assistant'), eb('content', '!=', '')]));
+      .where((eb) => eb.or([eb('role', '!=', 'assistant'), eb('content', '!=', ''), eb('note', 'is not', null)]));
     const [items, count] = await Promise.all([
       shown
-        .select(['id', 'role', 'content', 'tool_name as tool'])
+        .select(['id', 'role', 'content', 'tool_name as tool', 'note'])
         .orderBy('n', 'asc')
         .limit(limit)
         .offset(offset)

@@ -1,6 +1,7 @@
 import {
   lessonsTeachingRules,
   TUTOR_CALLS_PER_ROUND,
+  TUTOR_TITLE_MAX,
   TUTOR_TOOL_RESULT_MAX,
   TutorControl,
   type TutorFrame,
@@ -15,7 +16,7 @@ import { type ChatModel, ModelError, type ModelMessage } from '../model/model.ts
 import { StreamedJobs } from '../streamed-jobs.ts';
 import { Coalescer } from './coalescer.ts';
 import { TUTOR_MODEL_TOOLS, tutorInstructions } from './prompt.ts';
-import type { TutorRepository, TutorRound } from './repository.ts';
+import type { LessonTitles, TutorRepository, TutorRound } from './repository.ts';
 import { TurnRule } from './turn-rule.ts';
 
 /** One turn to run: whose, which conversation, where its frames go. */
@@ -23,6 +24,8 @@ export interface TurnJob {
   user: string;
   conversationId: string;
   lesson: string;
+  /** The titles of the conversation's course and lesson, as far as they are known. */
+  titles: LessonTitles;
   inbox: string;
   /** The key of the turn in {@link ActiveAnswers}. */
   turnId: string;
@@ -30,6 +33,8 @@ export interface TurnJob {
 
 export interface TutorRunnerDeps {
   nc: NatsConnection;
+  /** The bus prefix (the answers' control subjects are under it). */
+  prefix: string;
   bus: Bus;
   repo: TutorRepository;
   model: ChatModel | null;
@@ -58,6 +63,8 @@ const TOO_MANY_CALLS = JSON.stringify({
   },
 });
 const TOOLS_LOST = 'Платформа не выполнила шаги занятия вовремя, ход прерван. Напишите ещё раз.';
+/** The note of a reply the student stopped (or whose page went away); the page shows the same. */
+const STOPPED = 'Остановлено.';
 
 /**
  * Runs tutor turns: model rounds with the lesson tools, up to `maxRounds` a turn.
@@ -119,9 +126,25 @@ export class TutorRunner {
   ): Promise<void> {
     const { model, metrics, repo, bus } = this.deps;
     const modelName = model?.name ?? 'none';
-    const fail = (failure: AnswerFailure) => {
+    // A reply that did not end is kept with the note the student reads, before they are told, so
+    // a reload right after shows it as it was shown; the model's window leaves it out.
+    const interrupt = async (text: string, note: string) => {
+      try {
+        await repo.addInterrupted(job.conversationId, text, note);
+      } catch (err) {
+        this.deps.log.warn({ err, conversation: job.conversationId }, 'interrupted tutor reply not kept');
+      }
+    };
+    const fail = async (failure: AnswerFailure, text = '') => {
       metrics.answers.labels(modelName, failure).inc();
+      if (failure !== 'thread_deleted') await interrupt(text, failureText(failure));
       send({ type: 'error', content: failureText(failure) });
+    };
+    /** A cancelled turn or a vanished caller keeps the text as stopped; a shutdown says so to the caller. */
+    const aborted = async (text: string) => {
+      if (signal.reason === 'shutdown') return fail('shutdown', text);
+      metrics.answers.labels(modelName, 'cancelled').inc();
+      await interrupt(text, STOPPED);
     };
     if (!model) return fail('no_model');
     const [rules, past] = await Promise.all([
@@ -130,7 +153,7 @@ export class TutorRunner {
     ]);
     if (!rules.ok) throw new Error(`teaching rules: ${rules.error.code}`);
     const messages: ModelMessage[] = [
-      { role: 'system', content: tutorInstructions(job.lesson, rules.data) },
+      { role: 'system', content: tutorInstructions(job.lesson, job.titles, rules.data) },
       ...past.map((m) => ({
         role: m.role,
         content: m.content,
@@ -160,13 +183,13 @@ export class TutorRunner {
       } catch (err) {
         if (signal.aborted) {
           pieces.drop();
-          return this.aborted(signal, modelName, fail);
+          return aborted(text);
         }
         pieces.flush();
         this.deps.log.warn({ err, model: modelName }, 'tutor model call failed');
-        return fail(err instanceof ModelError && err.kind !== 'cancelled' ? err.kind : 'broken');
+        return fail(err instanceof ModelError && err.kind !== 'cancelled' ? err.kind : 'broken', text);
       }
-      if (signal.aborted) return this.aborted(signal, modelName, fail);
+      if (signal.aborted) return aborted(text);
       providerMs += performance.now() - started;
       metrics.answerSeconds.labels(modelName).observe((performance.now() - started) / 1000);
       if (calls.length === 0) {
@@ -186,8 +209,11 @@ export class TutorRunner {
       if (toRun.length) {
         send({ type: 'tool_calls', round, calls: toRun, provider_ms: Math.round(providerMs * 10) / 10 });
         const r = await results(round);
-        if (signal.aborted) return this.aborted(signal, modelName, fail);
-        if (!r) return send({ type: 'error', content: TOOLS_LOST });
+        if (signal.aborted) return aborted(text);
+        if (!r) {
+          await interrupt(text, TOOLS_LOST);
+          return send({ type: 'error', content: TOOLS_LOST });
+        }
         got = r;
       }
       const byId = new Map(got.map((r) => [r.id, r.content]));
@@ -201,18 +227,14 @@ export class TutorRunner {
         })),
       };
       for (const r of saved.results) rule.saw(r.name, r.content);
-      const session = sessionOf(saved.results);
-      if (!(await repo.addRound(job.conversationId, saved, session))) return fail('thread_deleted');
+      if (!(await repo.addRound(job.conversationId, saved, startedLesson(saved.results))))
+        return fail('thread_deleted');
       messages.push({ role: 'assistant', content: text, tool_calls: calls });
       for (const r of saved.results) messages.push({ role: 'tool', content: r.content, tool_call_id: r.id });
     }
     metrics.answers.labels(modelName, 'too_many_rounds').inc();
+    await interrupt('', TOO_MANY_ROUNDS);
     send({ type: 'error', content: TOO_MANY_ROUNDS });
-  }
-
-  private aborted(signal: AbortSignal, modelName: string, fail: (f: AnswerFailure) => void): void {
-    if (signal.reason === 'shutdown') fail('shutdown');
-    else this.deps.metrics.answers.labels(modelName, 'cancelled').inc();
   }
 }
 
@@ -221,13 +243,23 @@ function missingResult(name: string): string {
   return JSON.stringify({ error: { code: 'not_run', message: `Инструмент ${name} не выполнен` } });
 }
 
-/** The session start_lesson opened in this round, if it did. */
-function sessionOf(results: Array<{ name: string; content: string }>): string | null {
+/** The session start_lesson opened in this round and its lesson's titles, if it did. */
+function startedLesson(
+  results: Array<{ name: string; content: string }>,
+): { session: string; titles: LessonTitles } | null {
+  const text = (v: unknown) => (typeof v === 'string' && v.trim() ? v.slice(0, TUTOR_TITLE_MAX) : null);
   for (const r of results) {
     if (r.name !== 'start_lesson') continue;
     try {
-      const s = (JSON.parse(r.content) as { session?: unknown }).session;
-      if (typeof s === 'string') return s;
+      const reply = JSON.parse(r.content) as {
+        session?: unknown;
+        lesson?: { title?: unknown; course_title?: unknown };
+      };
+      if (typeof reply.session !== 'string') continue;
+      return {
+        session: reply.session,
+        titles: { course: text(reply.lesson?.course_title), lesson: text(reply.lesson?.title) },
+      };
     } catch {
       // Not JSON: a failure text.
     }

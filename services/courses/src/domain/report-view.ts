@@ -32,6 +32,7 @@ export function curatorReportView(r: ReportRow) {
     created_at: r.created_at,
     release: r.release,
     lesson_key: r.lesson_key,
+    lesson_title: r.lesson_title,
     objective: r.objective,
     question_key: r.question_key,
     status: r.status,

@@ -8,9 +8,12 @@ import type { CoursesDeps } from '../store.ts';
 export function courseReleasesHandler({ store: s }: CoursesDeps) {
   return endpoint(course_releases, async (args, ctx) => {
     author(ctx);
-    if (!(await s.courses.find(args.course))) return courseNotFound(args.course);
+    const course = await s.courses.find(args.course);
+    if (!course) return courseNotFound(args.course);
     const releases = await s.releases.list(args.course);
     return ok({
+      // The course's title, for the people who read the history (the cabinet's course page).
+      title: course.title,
       releases: releases.map((r) => ({
         release: r.id,
         version: r.version,

@@ -1,5 +1,5 @@
 import { coursesTakeClosedReports, ok } from '@studium/contracts';
-import { checkActsFor, endpoint } from '@studium/platform';
+import { endpoint, requireActsFor } from '@studium/platform';
 import { studentReportView } from '../domain/report-view.ts';
 import type { CoursesDeps } from '../store.ts';
 
@@ -11,7 +11,7 @@ export function takeClosedReportsHandler({ store }: CoursesDeps) {
   return endpoint(
     coursesTakeClosedReports,
     async (args, ctx) => {
-      checkActsFor(ctx, args.user);
+      requireActsFor(ctx, args.user);
       // Taken and marked in one statement (start_lesson asks on every start; usually none).
       const rows = await store.reports.takeClosed(args.user, args.course);
       const inherited = rows.length ? await store.reports.inheritedResolutions(rows) : new Map<number, string>();

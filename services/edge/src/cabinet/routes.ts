@@ -53,8 +53,6 @@ export function cabinetApp(): WebAppDef {
   return {
     name: 'cabinet',
     title: 'Кабинет автора',
-    entry: new URL('./web/main.ts', import.meta.url).pathname,
-    css: new URL('./web/cabinet.css', import.meta.url).pathname,
     pages: [
       '/cabinet',
       '/cabinet/courses/:course',

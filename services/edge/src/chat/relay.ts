@@ -1,19 +1,9 @@
 import { chatStartAnswer, decodeChatFrame, type Principal } from '@studium/contracts';
-import type { Bus, Logger } from '@studium/platform';
+import { type Bus, CONTROL_SUBJECT, isOnceSubject, type Logger } from '@studium/platform';
 import type { FastifyReply } from 'fastify';
 import type { ChatEdgeMetrics } from './metrics.ts';
 import { sendChatError, sendRefusal } from './replies.ts';
-import { frameInbox, openRelayStream } from './sse-relay.ts';
-
-/** Timing of the relay between ai-chat and the client. */
-export interface RelayTiming {
-  /** How often the edge tells ai-chat the client is still there. */
-  aliveMs: number;
-  /** Silence from ai-chat (no piece, no heartbeat) after which the client gets an `error` event. */
-  stallMs: number;
-  /** SSE comment interval that keeps proxies from closing an idle stream. */
-  keepAliveMs: number;
-}
+import { frameInbox, openRelayStream, type RelayTiming } from './sse-relay.ts';
 
 export interface RelayDeps {
   bus: Bus;
@@ -58,6 +48,14 @@ export async function relayAnswer(
     return sendRefusal(reply, 'stream', accepted.error, metrics);
   }
   const { thread_id, message_id, control } = accepted.data;
+  // The edge publishes its controls only to an answer's own control subject: a control that
+  // ai-chat names elsewhere (another service's subject, the object store's API) is refused.
+  if (!isOnceSubject(bus.prefix, CONTROL_SUBJECT, control)) {
+    sub.unsubscribe();
+    deps.log.error({ control }, "ai-chat named a control subject that is not an answer's own");
+    metrics.requests.labels('stream', '503').inc();
+    return sendChatError(reply, 503, 'chat_unavailable', 'ИИ-чат сейчас недоступен, попробуйте позже');
+  }
   metrics.requests.labels('stream', '200').inc();
   const stream = openRelayStream({
     reply,

@@ -13,10 +13,12 @@ import type { Registry } from 'prom-client';
 import { z } from 'zod';
 import type { Authenticator } from '../auth.ts';
 import type { RateLimiter } from '../rate-limit.ts';
+import type { WebAssets } from '../web/assets.ts';
 import { createChatEdgeMetrics } from './metrics.ts';
 import { type ChatHost, registerChatPage } from './page.ts';
-import { type RelayTiming, relayAnswer } from './relay.ts';
+import { relayAnswer } from './relay.ts';
 import { type ChatErrorCode, sendChatError, sendRefusal } from './replies.ts';
+import type { RelayTiming } from './sse-relay.ts';
 
 export interface ChatRouteDeps {
   bus: Bus;
@@ -25,6 +27,8 @@ export interface ChatRouteDeps {
   registry: Registry;
   log: Logger;
   timing: RelayTiming;
+  /** The built web assets the page links. */
+  assets: WebAssets;
 }
 
 const StreamBody = z.object({
@@ -190,5 +194,5 @@ export async function registerChatRoutes(app: ChatHost, deps: ChatRouteDeps): Pr
       );
     }
   });
-  await registerChatPage(app);
+  await registerChatPage(app, deps.assets);
 }

@@ -1,10 +1,19 @@
-import { type Bus, newInbox } from '@studium/platform';
+import { type Bus, FRAMES_SUBJECT, onceSubject } from '@studium/platform';
 import type { FastifyReply } from 'fastify';
 import type { Subscription } from 'nats';
 import type { Counter } from 'prom-client';
-import type { RelayTiming } from './relay.ts';
 
 const enc = new TextEncoder();
+
+/** Timing of the relay between ai-chat and the client. */
+export interface RelayTiming {
+  /** How often the edge tells ai-chat the client is still there. */
+  aliveMs: number;
+  /** Silence from ai-chat (no piece, no heartbeat) after which the client gets an `error` event. */
+  stallMs: number;
+  /** SSE comment interval that keeps proxies from closing an idle stream. */
+  keepAliveMs: number;
+}
 
 /** An open Server-Sent Events stream that relays one ai-chat answer or tutor turn. */
 export interface RelayStream {
@@ -32,12 +41,13 @@ export interface FrameInbox {
 }
 
 /**
- * A new inbox under the connection's own prefix (under the NATS users the edge may listen only
- * there, and ai-chat may publish only there: never the default `_INBOX.`), subscribed at once so
- * that no frame is missed; frames wait until the stream is open and {@link FrameInbox.listen} is called.
+ * A new frames subject of this answer alone (`edge.frames.<token>`, unguessable and never reused:
+ * ai-chat may publish there, and nowhere under the edge's `_INBOX_edge.>`, where the replies to the
+ * edge's requests arrive), subscribed at once so that no frame is missed; frames wait until the
+ * stream is open and {@link FrameInbox.listen} is called.
  */
 export function frameInbox(bus: Bus): FrameInbox {
-  const subject = newInbox(bus.nc);
+  const subject = onceSubject(bus.prefix, FRAMES_SUBJECT);
   const pending: Uint8Array[] = [];
   let onFrame: ((data: Uint8Array) => void) | null = null;
   const sub = bus.nc.subscribe(subject, {

@@ -4,11 +4,13 @@ import type { Kysely } from 'kysely';
 import type { AuditLog, EdgeDb } from '../audit.ts';
 import type { OAuthAccessToken } from '../auth.ts';
 import type { EdgeConfig } from '../config.ts';
-import { RateLimiter } from '../rate-limit.ts';
+import type { EdgeFastify } from '../fastify.ts';
+import { signInThrottle } from '../signin-throttle.ts';
 import { sweepExpired } from './adapter.ts';
+import { GrantUse } from './grants.ts';
 import { createProvider } from './provider.ts';
 import { parseRedirectPolicy } from './redirect.ts';
-import { announceUserChanged, type EdgeFastify, registerOAuth, resourceMetadataUrl } from './routes.ts';
+import { announceUserChanged, registerOAuth, resourceMetadataUrl } from './routes.ts';
 
 /** The edge's OAuth side: the authorization server and what the endpoints need to check its tokens. */
 export async function setupOAuth(
@@ -16,7 +18,6 @@ export async function setupOAuth(
   paths: string[],
 ) {
   const { config } = deps;
-  const prefix = config.SUBJECT_PREFIX;
   const base = config.PUBLIC_URL.replace(/\/$/, '');
   const issuer = (config.OAUTH_ISSUER || `${base}/oauth`).replace(/\/$/, '');
   const resources = Object.fromEntries(paths.map((p) => [p, `${base}${p}`]));
@@ -37,6 +38,7 @@ export async function setupOAuth(
     trustProxy: config.TRUST_PROXY,
   });
   provider.on('server_error', (_ctx, err) => deps.log.error({ err }, 'oauth server error'));
+  const use = new GrantUse(deps.db);
   const sweep = setInterval(() => void sweepExpired(deps.db).catch(() => {}), 3_600_000);
   sweep.unref();
   return {
@@ -51,6 +53,8 @@ export async function setupOAuth(
       const at = await provider.AccessToken.find(token);
       // oidc-provider allows its clock tolerance; the edge refuses a token the moment it expires.
       if (!at?.accountId || !at.exp || at.exp * 1000 <= Date.now()) return undefined;
+      // For «last use» on the assistants page: a token is looked up here on the auth cache's misses.
+      use.seen(at.grantId);
       return {
         accountId: at.accountId,
         scope: at.scope,
@@ -64,14 +68,7 @@ export async function setupOAuth(
         provider,
         bus: deps.bus,
         audit,
-        loginLimiter: new RateLimiter(deps.redis, config.LOGIN_ATTEMPTS_PER_MINUTE, `${prefix}:signin`, 60_000, 1),
-        addressLimiter: new RateLimiter(
-          deps.redis,
-          config.LOGIN_ATTEMPTS_PER_ADDRESS_PER_MINUTE,
-          `${prefix}:signin-ip`,
-          60_000,
-          1,
-        ),
+        throttle: signInThrottle(deps.redis, config),
         resources,
         origins,
         issuer,

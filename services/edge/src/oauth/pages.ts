@@ -11,6 +11,7 @@ function page(title: string, body: string): string {
   return `<!doctype html>
 <html lang="ru"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${esc(title)} — Studium</title>
+<link rel="icon" href="/favicon.ico" type="image/svg+xml">
 <style>
 body{font-family:system-ui,sans-serif;max-width:26rem;margin:3rem auto;padding:0 1rem;color:#1d2330}
 h1{font-size:1.4rem}label{display:block;margin:.8rem 0 .2rem}input{width:100%;padding:.5rem;box-sizing:border-box}
@@ -49,16 +50,16 @@ function atMost(seconds: number): string {
 }
 
 /**
- * The "stay connected" line. Without offline_access the refresh token is bound to the sign-in
- * session (oidc-provider's expiresWithSession): signing out, or the sign-in expiring, ends it.
- * Either way the grant's lifetime bounds it.
+ * The "stay connected" line: the client refreshes its access without asking again, within the
+ * grant's lifetime. Signing out does not end it (docs/decisions.md, «Sign-out and assistants»).
  */
 function stayConnected(s: NonNullable<ConsentView['staysConnected']>): string {
-  const until = s.survivesSignOut
-    ? `${atMost(s.ttlS)}, даже если вы выйдете из Studium`
-    : `пока вы не выйдете из Studium, но ${atMost(s.ttlS)}`;
-  return `И оставаться подключённым: обновлять доступ, не спрашивая вас снова, ${until}.`;
+  return `И оставаться подключённым: обновлять доступ, не спрашивая вас снова, ${atMost(s.ttlS)}.`;
 }
+
+/** What ends the access, on the consent page and both sign-out pages (one wording). */
+export const DISCONNECT_WORDS =
+  'Выход из Studium подключённых приложений не отключает: отключить приложение можно в любой момент в профиле, на странице «Подключённые ассистенты», или попросив администратора платформы.';
 
 /** One resource an authorization request names: its endpoint (`/mcp`, `/authoring`, `/kb`) and URL. */
 export interface ConsentResource {
@@ -77,11 +78,8 @@ export interface ConsentView {
   resources: ConsentResource[];
   /** Where the authorization code will be sent: the redirect URI's host. */
   redirectHost: string;
-  /**
-   * Set when the client will get a refresh token: whether it outlives signing out (offline_access
-   * granted) and the grant's lifetime, seconds. Null when it gets none.
-   */
-  staysConnected: { survivesSignOut: boolean; ttlS: number } | null;
+  /** Set when the client will get a refresh token: the grant's lifetime, seconds. Null when it gets none. */
+  staysConnected: { ttlS: number } | null;
 }
 
 function clientLines(v: Pick<ConsentView, 'clientName' | 'redirectHost'>): string {
@@ -131,7 +129,7 @@ ${clientLines(v)}
 <p>Оно сможет от имени <b>${esc(v.user)}</b>:</p>
 ${lists}
 ${stay}
-<p class="muted">Отозвать доступ может администратор платформы.</p>
+<p class="muted" id="disconnect">${esc(DISCONNECT_WORDS)}</p>
 <form method="post" action="/signin/${esc(v.uid)}/consent"><button type="submit" id="allow">Разрешить</button></form>
 <form method="post" action="/signin/${esc(v.uid)}/abort"><button type="submit" id="deny">Отказать</button></form>`,
   );
@@ -151,10 +149,11 @@ ${clientLines(v)}
 
 /** The sign-out confirmation (`form` is oidc-provider's hidden form) or, with null, its result. */
 export function logoutPage(form: string | null): string {
-  if (form === null) return page('Выход', '<h1>Вы вышли из Studium</h1><p>Окно можно закрыть.</p>');
+  const note = `<p class="muted" id="disconnect">${esc(DISCONNECT_WORDS)}</p>`;
+  if (form === null) return page('Выход', `<h1>Вы вышли из Studium</h1><p>Окно можно закрыть.</p>${note}`);
   return page(
     'Выход',
-    `<h1>Выйти из Studium?</h1>${form}
+    `<h1>Выйти из Studium?</h1>${note}${form}
 <button type="submit" form="op.logoutForm" name="logout" value="yes" id="logout">Выйти</button>
 <button type="submit" form="op.logoutForm" id="stay">Остаться</button>`,
   );

@@ -136,6 +136,11 @@ export async function createProvider(db: Kysely<EdgeDb>, s: OAuthSettings): Prom
       },
     },
     issueRefreshToken: async (_ctx, client) => issuesRefreshToken(client),
+    // No token is bound to the authorization server's sign-in session: signing out (here or on the
+    // web pages) ends the browser's sign-in, not the assistants the user connected; they end on
+    // the «Подключённые ассистенты» page, by the admin, or with the grant's lifetime. One rule
+    // whether or not the client asked for offline_access (docs/decisions.md, «Sign-out and assistants»).
+    expiresWithSession: async () => false,
     rotateRefreshToken: true,
     ttl: {
       AccessToken: s.accessTokenTtlS,

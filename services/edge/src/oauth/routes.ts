@@ -1,37 +1,11 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { PRINCIPAL_CHANGED } from '@studium/contracts';
-import type { Bus, Logger } from '@studium/platform';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type Provider from 'oidc-provider';
-import type { AuditLog } from '../audit.ts';
-import type { RateLimiter } from '../rate-limit.ts';
+import type { Bus } from '@studium/platform';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { EdgeFastify } from '../fastify.ts';
+import type { OAuthRouteDeps } from './deps.ts';
 import { pageError } from './pages.ts';
 import { SCOPES } from './provider.ts';
 import { registerSignin } from './signin.ts';
-
-/** The edge's fastify instance (its logger is the platform's pino logger). */
-export type EdgeFastify = FastifyInstance<Server, IncomingMessage, ServerResponse, Logger>;
-
-export interface OAuthRouteDeps {
-  provider: Provider;
-  bus: Bus;
-  audit: AuditLog;
-  /** Sign-in attempts per login (shared by replicas). */
-  loginLimiter: RateLimiter;
-  /** Sign-in attempts per client address. */
-  addressLimiter: RateLimiter;
-  /** Protected resources by endpoint path (`/mcp` → `https://host/mcp`). */
-  resources: Record<string, string>;
-  /** Origins clients may reach the edge by; resource metadata names the one asked at. */
-  origins: string[];
-  issuer: string;
-  /** Browser origins (hosted assistants) allowed to register clients (CORS). */
-  corsOrigins: string[];
-  /** Lifetime of a grant and its refresh tokens, seconds (the consent page names it). */
-  refreshTokenTtlS: number;
-  /** Called when a user's grants change, so cached tokens are dropped on every replica. */
-  onUserChanged?: (user: string) => void;
-}
 
 /** The protected-resource metadata URL of an endpoint (RFC 9728, path-inserted well-known URL). */
 export function resourceMetadataUrl(resource: string): string {

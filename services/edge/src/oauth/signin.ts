@@ -1,11 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
 import { isAuthor, resolveUser, verifyPassword } from '@studium/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { EdgeFastify } from '../fastify.ts';
 import { parseForms, sendHtml } from '../forms.ts';
+import type { OAuthRouteDeps } from './deps.ts';
 import { authorRequiredPage, type ConsentView, consentPage, loginPage, pageError } from './pages.ts';
 import { issuesRefreshToken } from './provider.ts';
 import { redirectHost } from './redirect.ts';
-import type { EdgeFastify, OAuthRouteDeps } from './routes.ts';
 
 function form(request: FastifyRequest): Record<string, string> {
   return (request.body ?? {}) as Record<string, string>;
@@ -32,7 +33,12 @@ export async function registerSignin(
   await app.register(async (scope) => {
     parseForms(scope, 8192);
     const html = (reply: FastifyReply, status: number, body: string) =>
-      sendHtml(reply, status, body, "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'");
+      sendHtml(
+        reply,
+        status,
+        body,
+        "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; frame-ancestors 'none'",
+      );
     const details = async (request: FastifyRequest, reply: FastifyReply) => {
       try {
         const interaction = await provider.interactionDetails(request.raw, reply.raw);
@@ -75,9 +81,7 @@ export async function registerSignin(
         scopes,
         resources: endpoints.map((endpoint) => ({ endpoint, resource: deps.resources[endpoint] as string })),
         redirectHost: redirectHost(String(p.redirect_uri ?? '')),
-        staysConnected: refresh
-          ? { survivesSignOut: scopes.includes('offline_access'), ttlS: deps.refreshTokenTtlS }
-          : null,
+        staysConnected: refresh ? { ttlS: deps.refreshTokenTtlS } : null,
       };
       if (!endpoints.includes('/authoring')) return { view, allowed: true as boolean | null };
       const who = await deps.bus
@@ -104,20 +108,26 @@ export async function registerSignin(
         return expired(reply);
       const { login = '', password = '' } = form(request);
       const user = login.trim().slice(0, 320);
-      const byLogin = await deps.loginLimiter.check(`login:${user.toLowerCase()}`);
-      const byAddress = await deps.addressLimiter.check(request.ip);
-      if (!byLogin.allowed || !byAddress.allowed) {
-        const wait = Math.max(byLogin.allowed ? 0 : byLogin.retryAfter, byAddress.allowed ? 0 : byAddress.retryAfter);
-        reply.header('retry-after', String(wait));
+      const outcome = await deps.throttle.guard(user, request.ip, async () => {
+        const result = await deps.bus
+          .request(verifyPassword, null, { login: user, password: password.slice(0, 200) })
+          .catch(() => null);
+        return { wrongPassword: result?.ok === false, value: result };
+      });
+      if ('refused' in outcome) {
+        reply.header('retry-after', String(outcome.refused));
         return html(
           reply,
           429,
-          loginPage(d.interaction.uid, d.clientName, `Слишком много попыток входа. Повторите через ${wait} с.`, user),
+          loginPage(
+            d.interaction.uid,
+            d.clientName,
+            `Слишком много попыток входа. Повторите через ${outcome.refused} с.`,
+            user,
+          ),
         );
       }
-      const result = await deps.bus
-        .request(verifyPassword, null, { login: user, password: password.slice(0, 200) })
-        .catch(() => null);
+      const result = outcome.value;
       if (!result) {
         return html(
           reply,

@@ -49,9 +49,16 @@ export function studentApp(): WebAppDef {
   return {
     name: 'student',
     title: 'Учёба',
-    entry: new URL('./web/main.ts', import.meta.url).pathname,
-    css: new URL('./web/student.css', import.meta.url).pathname,
-    pages: ['/', '/catalog', '/courses/:course', '/lessons/:lesson', '/documents', '/profile', '/reports'],
+    pages: [
+      '/',
+      '/catalog',
+      '/courses/:course',
+      '/lessons/:lesson',
+      '/documents',
+      '/profile',
+      '/profile/assistants',
+      '/reports',
+    ],
     tools: STUDENT_TOOLS,
   };
 }

@@ -6,13 +6,14 @@ import {
   type TutorToolCall,
   tutorStartTurn,
 } from '@studium/contracts';
+import { CONTROL_SUBJECT, isOnceSubject } from '@studium/platform';
 import type { FastifyReply } from 'fastify';
-import type { RelayTiming } from '../chat/relay.ts';
 import { sendChatError } from '../chat/replies.ts';
-import { frameInbox, openRelayStream } from '../chat/sse-relay.ts';
-import type { CallDeps, Caller } from '../tools.ts';
+import { frameInbox, openRelayStream, type RelayTiming } from '../chat/sse-relay.ts';
+import type { CallDeps, Caller } from '../mcp/tools.ts';
 import { sendTutorRefusal, type TutorEdgeMetrics } from './metrics.ts';
 import { runTutorTool } from './run-tool.ts';
+import { lessonTitles } from './titles.ts';
 import { pageView } from './view.ts';
 
 export interface TutorRelayDeps {
@@ -43,7 +44,10 @@ export async function relayTurn(
   const { sub } = inbox;
   let accepted: Awaited<ReturnType<typeof bus.request<typeof tutorStartTurn>>>;
   try {
-    accepted = await bus.request(tutorStartTurn, caller.principal, { ...args, inbox: inbox.subject });
+    // A new conversation is named by its course and lesson from the start (the list, the tutor's instructions).
+    const titles =
+      args.conversation_id === null && args.lesson ? await lessonTitles(call, caller, args.lesson) : undefined;
+    accepted = await bus.request(tutorStartTurn, caller.principal, { ...args, titles, inbox: inbox.subject });
   } catch (err) {
     sub.unsubscribe();
     call.log.warn({ err }, 'ai-chat did not accept the tutor turn');
@@ -55,6 +59,14 @@ export async function relayTurn(
     return sendTutorRefusal(reply, 'stream', accepted.error, metrics);
   }
   const { conversation_id, control } = accepted.data;
+  // The edge publishes its controls only to an answer's own control subject: a control that
+  // ai-chat names elsewhere (another service's subject, the object store's API) is refused.
+  if (!isOnceSubject(bus.prefix, CONTROL_SUBJECT, control)) {
+    sub.unsubscribe();
+    call.log.error({ control }, "ai-chat named a control subject that is not an answer's own");
+    metrics.requests.labels('stream', '503').inc();
+    return sendChatError(reply, 503, 'tutor_unavailable', 'Репетитор сейчас недоступен, попробуйте позже');
+  }
   metrics.requests.labels('stream', '200').inc();
   let toolsRunning = false;
   let toolsMs = 0;

@@ -4,9 +4,10 @@ import type { Registry } from 'prom-client';
 import { z } from 'zod';
 import type { Authenticator } from '../auth.ts';
 import type { ChatHost } from '../chat/page.ts';
-import type { RelayTiming } from '../chat/relay.ts';
 import { sendChatError } from '../chat/replies.ts';
-import type { CallDeps, Caller } from '../tools.ts';
+import type { RelayTiming } from '../chat/sse-relay.ts';
+import type { CallDeps, Caller } from '../mcp/tools.ts';
+import type { WebAssets } from '../web/assets.ts';
 import type { WebAuth } from '../web/auth.ts';
 import { CSRF_HEADER } from '../web/auth.ts';
 import { tokensMatch } from '../web/sessions.ts';
@@ -22,6 +23,8 @@ export interface TutorRouteDeps {
   web: WebAuth;
   registry: Registry;
   timing: RelayTiming;
+  /** The built web assets the page links. */
+  assets: WebAssets;
 }
 
 const ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,200}$/;
@@ -156,9 +159,9 @@ export async function registerTutorRoutes(app: ChatHost, deps: TutorRouteDeps): 
         });
         if (!res.ok) return sendTutorRefusal(reply, 'messages', res.error, metrics);
         // Tool results go to the page only as their views (the buttons, the quiz, the header).
-        type Shown = { role: 'user' | 'assistant'; content: string } | { role: 'tool'; view: PageView };
+        type Shown = { role: 'user' | 'assistant'; content: string; note?: string } | { role: 'tool'; view: PageView };
         const items = res.data.items.flatMap((m): Shown[] => {
-          if (m.role !== 'tool') return [{ role: m.role, content: m.content }];
+          if (m.role !== 'tool') return [{ role: m.role, content: m.content, ...(m.note ? { note: m.note } : {}) }];
           const view = pageView(m.tool ?? '', m.content);
           return view ? [{ role: 'tool', view }] : [];
         });
@@ -177,5 +180,5 @@ export async function registerTutorRoutes(app: ChatHost, deps: TutorRouteDeps): 
       );
     }
   });
-  await registerTutorPage(app, deps.web);
+  await registerTutorPage(app, deps.web, deps.assets);
 }

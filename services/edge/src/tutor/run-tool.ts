@@ -15,7 +15,8 @@ import {
   update_artifact,
 } from '@studium/contracts';
 import { z } from 'zod';
-import { type CallDeps, type Caller, callTool } from '../tools.ts';
+import { checkArguments } from '../mcp/arguments.ts';
+import { type CallDeps, type Caller, callTool } from '../mcp/tools.ts';
 
 /**
  * start_lesson in the web chat: the channel-named twin's subject, channel fixed to `web` (a model
@@ -64,15 +65,16 @@ export async function runTutorTool(deps: CallDeps, caller: Caller, call: TutorTo
 
 /** choose in the web chat: the page draws the buttons; a click comes as the student's next message. */
 function runChoose(args: unknown): string {
-  const parsed = choose.input.safeParse(args ?? {});
-  const options = parsed.success ? parsed.data.options.map((o) => o.trim()).filter(Boolean) : [];
-  if (!parsed.success || !parsed.data.prompt.trim() || options.length === 0)
+  const parsed = checkArguments(choose.input, args ?? {});
+  const data = parsed.success ? (parsed.data as z.infer<typeof choose.input>) : null;
+  const options = data ? data.options.map((o) => o.trim()).filter(Boolean) : [];
+  if (!data?.prompt.trim() || options.length === 0)
     return refusal('invalid_arguments', 'choose: нужен непустой prompt и хотя бы один непустой вариант в options');
   return JSON.stringify({
     shown: 'card',
-    prompt: parsed.data.prompt,
+    prompt: data.prompt,
     options,
-    ...(parsed.data.title ? { title: parsed.data.title } : {}),
+    ...(data.title ? { title: data.title } : {}),
     next: 'Кнопки показаны ученику на странице. Закончите реплику и ждите: нажатая кнопка придёт репликой ученика ««вопрос» — выбираю: вариант».',
   });
 }

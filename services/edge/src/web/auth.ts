@@ -3,6 +3,7 @@ import type { Bus } from '@studium/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuditLog } from '../audit.ts';
 import { readCookie, SESSION_COOKIE } from './cookies.ts';
+import { sameOriginPath } from './next.ts';
 import { csrfToken, type SessionRepository, tokensMatch, type WebSession } from './sessions.ts';
 
 /** The signed-in user of a web request. */
@@ -37,6 +38,8 @@ export class WebAuth {
     private readonly sessions: SessionRepository,
     private readonly bus: Bus,
     private readonly audit: AuditLog,
+    /** The site's origin: the way back after sign-in must be one of its pages. */
+    private readonly origin: string,
   ) {}
 
   /** The user of a request, null when not signed in, 'unavailable' when the check could not run. */
@@ -63,7 +66,7 @@ export class WebAuth {
     const user = await this.current(request);
     if (user === 'unavailable') return reply.code(503).type('text/plain; charset=utf-8').send(UNAVAILABLE);
     if (!user) {
-      const next = encodeURIComponent(request.url.slice(0, 1000));
+      const next = encodeURIComponent(sameOriginPath(request.url, this.origin));
       return reply.code(303).header('location', `/login?next=${next}`).send();
     }
     request.webUser = user;

@@ -27,7 +27,6 @@ export function readCookie(request: FastifyRequest, name: string): string | null
 export function setCookie(request: FastifyRequest, reply: FastifyReply, name: string, value: string, maxAgeS: number) {
   const parts = [`${name}=${value}`, 'Path=/', 'HttpOnly', 'SameSite=Lax', `Max-Age=${maxAgeS}`];
   if (request.protocol === 'https') parts.push('Secure');
-  const previous = reply.getHeader('set-cookie');
-  const list = Array.isArray(previous) ? previous : previous ? [String(previous)] : [];
-  reply.header('set-cookie', [...list, parts.join('; ')]);
+  // fastify appends to Set-Cookie by itself: passing the previous values again sent them twice.
+  reply.header('set-cookie', parts.join('; '));
 }

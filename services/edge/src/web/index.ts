@@ -4,14 +4,15 @@ import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { AuditLog } from '../audit.ts';
 import type { EdgeConfig } from '../config.ts';
-import type { HomeworkFiles } from '../homework-files.ts';
-import type { EdgeFastify } from '../oauth/routes.ts';
-import { RateLimiter } from '../rate-limit.ts';
-import type { CallDeps } from '../tools.ts';
+import type { EdgeFastify } from '../fastify.ts';
+import type { HomeworkFiles } from '../mcp/homework-store.ts';
+import type { CallDeps } from '../mcp/tools.ts';
+import { signInThrottle } from '../signin-throttle.ts';
+import type { WebAssets } from './assets.ts';
 import { WebAuth } from './auth.ts';
 import { esc } from './escape.ts';
 import { SessionRepository } from './sessions.ts';
-import { appShell, registerAppAssets, registerBaseAssets, sendPage } from './shell.ts';
+import { appShell, sendPage, type WebAppName } from './shell.ts';
 import { registerSignIn } from './signin.ts';
 import { registerToolApi } from './tool-api.ts';
 
@@ -19,14 +20,10 @@ export { CSRF_HEADER, type WebUser } from './auth.ts';
 
 /** One web app (student pages, tutor, author's cabinet): its folder's routes and client. */
 export interface WebAppDef {
-  /** Short name: assets at /assets/<name>/, tool API at /api/<name>/tools/<tool>. */
-  name: string;
+  /** Short name: its script and stylesheet in bundles.ts, tool API at /api/<name>/tools/<tool>. */
+  name: WebAppName;
   /** Page title (the tab shows «<title> — Studium»). */
   title: string;
-  /** The client's entry module (bundled with esbuild), e.g. new URL('./web/main.ts', import.meta.url).pathname. */
-  entry: string;
-  /** The app's own stylesheet, if any (served as /assets/<name>/app.css). */
-  css?: string;
   /** Page paths (fastify patterns); each serves the app's HTML to a signed-in user. */
   pages: string[];
   /** The tools the app's pages may call, by contract: nothing else is reachable. */
@@ -47,6 +44,8 @@ export interface WebDeps {
   call: CallDeps;
   files: HomeworkFiles;
   uploadBodyLimit: number;
+  /** The built web assets (loadWebAssets): the pages link them, /assets/… serves them. */
+  assets: WebAssets;
 }
 
 /**
@@ -57,25 +56,20 @@ export async function setupWeb(app: EdgeFastify, deps: WebDeps) {
   const { config } = deps;
   const ttlS = config.WEB_SESSION_TTL_H * 3600;
   const sessions = new SessionRepository(deps.db, ttlS * 1000);
-  const auth = new WebAuth(sessions, deps.bus, deps.audit);
-  const prefix = config.SUBJECT_PREFIX;
+  const origin = new URL(config.PUBLIC_URL).origin;
+  const auth = new WebAuth(sessions, deps.bus, deps.audit, origin);
   await registerSignIn(app, {
     bus: deps.bus,
     sessions,
     auth,
     audit: deps.audit,
     // The same Redis windows as the OAuth sign-in: attempts on either page count together.
-    loginLimiter: new RateLimiter(deps.redis, config.LOGIN_ATTEMPTS_PER_MINUTE, `${prefix}:signin`, 60_000, 1),
-    addressLimiter: new RateLimiter(
-      deps.redis,
-      config.LOGIN_ATTEMPTS_PER_ADDRESS_PER_MINUTE,
-      `${prefix}:signin-ip`,
-      60_000,
-      1,
-    ),
+    throttle: signInThrottle(deps.redis, config),
     sessionTtlS: ttlS,
+    assets: deps.assets,
+    origin,
   });
-  registerBaseAssets(app);
+  deps.assets.register(app);
   const sweep = setInterval(() => void sessions.sweep().catch(() => {}), 3_600_000);
   sweep.unref();
   app.addHook('onClose', async () => clearInterval(sweep));
@@ -90,17 +84,17 @@ export async function setupWeb(app: EdgeFastify, deps: WebDeps) {
   return {
     auth,
     sessions,
-    /** Registers one web app: its pages (signed-in only), its assets and its tool API. */
+    /** Registers one web app: its pages (signed-in only) and its tool API. */
     async registerApp(def: WebAppDef): Promise<void> {
-      registerAppAssets(app, def.name, def.entry, def.css);
       await registerToolApi(app, { ...toolDeps, auth }, def.name, def.tools, def.allow);
       for (const path of def.pages) {
         app.get(path, { onRequest: auth.page }, async (request, reply) => {
           const user = request.webUser!;
           if (def.allow && !def.allow(user.principal)) {
-            return sendPage(reply, 403, forbiddenPage(def.forbidden ?? 'Эта страница вам недоступна.'));
+            return sendPage(reply, 403, forbiddenPage(deps.assets, def.forbidden ?? 'Эта страница вам недоступна.'));
           }
-          return sendPage(reply, 200, appShell(def.name, def.title, user, Boolean(def.css)));
+          // Per session (its CSRF token): kept privately, revalidated by its ETag (docs/web.md).
+          return sendPage(reply, 200, appShell(deps.assets, def.name, def.title, user), 'private');
         });
       }
     },
@@ -109,8 +103,8 @@ export async function setupWeb(app: EdgeFastify, deps: WebDeps) {
 
 export type WebKit = Awaited<ReturnType<typeof setupWeb>>;
 
-function forbiddenPage(text: string): string {
+function forbiddenPage(assets: WebAssets, text: string): string {
   return `<!doctype html><html lang="ru"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>Нет доступа — Studium</title><link rel="stylesheet" href="/assets/web/base.css"></head>
+<title>Нет доступа — Studium</title>${assets.iconLink}<link rel="stylesheet" href="${assets.href('base.css')}"></head>
 <body><main class="signin"><h1>Нет доступа</h1><p>${esc(text)}</p><p><a href="/">На главную</a></p></main></body></html>`;
 }

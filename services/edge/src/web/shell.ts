@@ -1,21 +1,23 @@
-import { readFile } from 'node:fs/promises';
-import { build } from 'esbuild';
+import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
-import type { EdgeFastify } from '../oauth/routes.ts';
+import type { WebAssets } from './assets.ts';
 import type { WebUser } from './auth.ts';
+import type { AssetName } from './bundles.ts';
 import { esc } from './escape.ts';
 
 /** Only our own files: no inline scripts, no other origins, no framing. */
 export const PAGE_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
-const BASE_CSS = new URL('./client/base.css', import.meta.url).pathname;
+/** A web app with its own script and stylesheet (bundles.ts). */
+export type WebAppName = 'student' | 'cabinet';
 
 /**
- * The HTML of every page of a web app: the shared stylesheet, the app's own one if it has it, and
- * its bundle; the session's CSRF token and the user's name in meta tags for the client.
+ * The HTML of every page of a web app: the shared stylesheet, the app's own one and its bundle
+ * (hashed names from the build's manifest); the session's CSRF token and the user's name in meta
+ * tags for the client.
  */
-export function appShell(app: string, title: string, user: WebUser, css: boolean): string {
+export function appShell(assets: WebAssets, app: WebAppName, title: string, user: WebUser): string {
   return `<!doctype html>
 <html lang="ru">
 <head>
@@ -24,73 +26,58 @@ export function appShell(app: string, title: string, user: WebUser, css: boolean
 <meta name="csrf-token" content="${esc(user.csrf)}">
 <meta name="studium-user" content="${esc(user.principal.full_name || user.principal.user)}">
 <title>${esc(title)} — Studium</title>
-<link rel="stylesheet" href="/assets/web/base.css">
-${css ? `<link rel="stylesheet" href="/assets/${app}/app.css">` : ''}
-<script type="module" src="/assets/${app}/app.js"></script>
+${assets.iconLink}
+${stylesheets(assets, 'base.css', `${app}.css`)}
+<script type="module" src="${assets.href(`${app}.js`)}"></script>
 </head>
 <body><div id="app"></div><noscript>Для этой страницы нужен JavaScript.</noscript></body>
 </html>
 `;
 }
 
-/** Sends a page's HTML with the headers every web page gets. */
-export function sendPage(reply: FastifyReply, status: number, body: string) {
-  return reply
-    .code(status)
+/** `<link rel="stylesheet">` for each built stylesheet, in order. */
+export function stylesheets(assets: WebAssets, ...names: AssetName[]): string {
+  return names.map((n) => `<link rel="stylesheet" href="${assets.href(n)}">`).join('\n');
+}
+
+/**
+ * How a page may be kept (docs/web.md, "Caching"):
+ * - `private`: per user (the CSRF token and the name are in it): kept by the browser only,
+ *   revalidated on every view with its ETag (304 when nothing in it changed);
+ * - `shared`: the same for everyone (the chat page): revalidated on every view with its ETag;
+ * - `no-store`: never kept (the sign-in form's one-time token, refusals).
+ */
+export type PageCaching = 'private' | 'shared' | 'no-store';
+
+/** Sends a page's HTML with the headers every web page gets; a matching If-None-Match gets 304. */
+export function sendPage(
+  reply: FastifyReply,
+  status: number,
+  body: string,
+  caching: PageCaching = 'no-store',
+  csp: string = PAGE_CSP,
+) {
+  reply
     .type('text/html; charset=utf-8')
-    .header('content-security-policy', PAGE_CSP)
+    .header('content-security-policy', csp)
     .header('x-frame-options', 'DENY')
-    .header('referrer-policy', 'same-origin')
-    .header('cache-control', 'no-store')
-    .send(body);
+    .header('referrer-policy', 'same-origin');
+  if (caching === 'no-store' || status !== 200)
+    return reply.code(status).header('cache-control', 'no-store').send(body);
+  // The tag covers every byte sent: the asset names of this build, the session's CSRF token, the
+  // user's name. A new build, another session or a renamed user is a new page.
+  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+  reply.header('cache-control', caching === 'private' ? 'private, no-cache' : 'no-cache').header('etag', etag);
+  if (matches(reply.request.headers['if-none-match'], etag)) return reply.code(304).send();
+  return reply.code(200).send(body);
 }
 
-/** A client entry bundled once, on first request (preact + htm, the chat page's stack). */
-export function bundler(entry: string): () => Promise<string> {
-  let bundle: Promise<string> | null = null;
-  return () => {
-    bundle ??= build({
-      entryPoints: [entry],
-      bundle: true,
-      write: false,
-      format: 'esm',
-      target: 'es2022',
-      minify: true,
-      legalComments: 'none',
-      logLevel: 'silent',
-    }).then((r) => r.outputFiles[0].text);
-    bundle.catch(() => {
-      bundle = null;
-    });
-    return bundle;
-  };
-}
-
-/** GET /assets/web/base.css: the stylesheet shared by every web app (layout, nav, forms, notices). */
-export function registerBaseAssets(app: EdgeFastify): void {
-  app.get('/assets/web/base.css', async (_request, reply) =>
-    reply
-      .type('text/css; charset=utf-8')
-      .header('cache-control', 'no-cache')
-      .send(await readFile(BASE_CSS)),
-  );
-}
-
-/** GET /assets/<app>/app.js (and app.css when the app has one). */
-export function registerAppAssets(app: EdgeFastify, name: string, entry: string, css?: string): void {
-  const script = bundler(entry);
-  app.get(`/assets/${name}/app.js`, async (_request, reply) =>
-    reply
-      .type('text/javascript; charset=utf-8')
-      .header('cache-control', 'no-cache')
-      .send(await script()),
-  );
-  if (css) {
-    app.get(`/assets/${name}/app.css`, async (_request, reply) =>
-      reply
-        .type('text/css; charset=utf-8')
-        .header('cache-control', 'no-cache')
-        .send(await readFile(css)),
-    );
-  }
+/** If-None-Match against one tag (a list, weak forms, `*`: RFC 9110 §13.1.2, weak comparison). */
+function matches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  return header
+    .slice(0, 4096)
+    .split(',')
+    .some((t) => t.trim().replace(/^W\//, '') === etag);
 }

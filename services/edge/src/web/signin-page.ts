@@ -1,10 +1,14 @@
+import type { WebAssets } from './assets.ts';
 import { esc } from './escape.ts';
 
 /** The sign-in page of the web pages: a plain form, no script (works before any bundle loads). */
-export function signInPage(opts: { csrf: string; next: string; login?: string; error?: string; notice?: string }) {
+export function signInPage(
+  assets: WebAssets,
+  opts: { csrf: string; next: string; login?: string; error?: string; notice?: string },
+) {
   return `<!doctype html>
 <html lang="ru"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>Вход — Studium</title><link rel="stylesheet" href="/assets/web/base.css"></head>
+<title>Вход — Studium</title>${assets.iconLink}<link rel="stylesheet" href="${assets.href('base.css')}"></head>
 <body class="signin-page"><main class="signin">
 <h1>Вход в Studium</h1>
 ${opts.notice ? `<p class="notice" role="status">${esc(opts.notice)}</p>` : ''}

@@ -3,11 +3,14 @@ import { verifyPassword } from '@studium/contracts';
 import type { Bus } from '@studium/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuditLog } from '../audit.ts';
+import type { EdgeFastify } from '../fastify.ts';
 import { parseForms, sendHtml } from '../forms.ts';
-import type { EdgeFastify } from '../oauth/routes.ts';
-import type { RateLimiter } from '../rate-limit.ts';
+import { DISCONNECT_WORDS } from '../oauth/pages.ts';
+import type { SignInThrottle } from '../signin-throttle.ts';
+import type { WebAssets } from './assets.ts';
 import type { WebAuth } from './auth.ts';
 import { LOGIN_COOKIE, readCookie, SESSION_COOKIE, setCookie } from './cookies.ts';
+import { sameOriginPath } from './next.ts';
 import { csrfToken, type SessionRepository, tokensMatch } from './sessions.ts';
 import { signInPage } from './signin-page.ts';
 
@@ -16,17 +19,13 @@ export interface SignInDeps {
   sessions: SessionRepository;
   auth: WebAuth;
   audit: AuditLog;
-  /** Sign-in attempts per login and per address: the same windows as the OAuth sign-in's. */
-  loginLimiter: RateLimiter;
-  addressLimiter: RateLimiter;
+  /** Sign-in attempts per address and (login, address): the same windows as the OAuth sign-in's. */
+  throttle: SignInThrottle;
   sessionTtlS: number;
-}
-
-/** Where to go after signing in: a path of this site only (never `//host` or a full URL). */
-export function safeNext(next: unknown): string {
-  if (typeof next !== 'string' || next.length > 1000) return '/';
-  if (!next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\')) return '/';
-  return next;
+  /** The built stylesheet and icon the form links. */
+  assets: WebAssets;
+  /** The site's origin (PUBLIC_URL): `next` is kept only when it resolves to a page of it. */
+  origin: string;
 }
 
 const LOGIN_ID = /^[A-Za-z0-9_-]{43}$/;
@@ -37,19 +36,25 @@ const LOGIN_ID = /^[A-Za-z0-9_-]{43}$/;
  * CSRF token. The login and password are checked by enrollment exactly as on the OAuth sign-in page.
  */
 export async function registerSignIn(app: EdgeFastify, deps: SignInDeps): Promise<void> {
+  const safeNext = (next: unknown) => sameOriginPath(next, deps.origin);
   await app.register(async (scope) => {
     parseForms(scope, 8192);
     const html = (reply: FastifyReply, status: number, body: string) =>
-      sendHtml(reply, status, body, "default-src 'none'; style-src 'self'; form-action 'self'; frame-ancestors 'none'");
+      sendHtml(
+        reply,
+        status,
+        body,
+        "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'",
+      );
     const form = (
       request: FastifyRequest,
       reply: FastifyReply,
       status: number,
-      extra: Partial<Parameters<typeof signInPage>[0]>,
+      extra: Partial<Parameters<typeof signInPage>[1]>,
     ) => {
       const csrf = randomBytes(32).toString('base64url');
       setCookie(request, reply, LOGIN_COOKIE, csrf, 3600);
-      return html(reply, status, signInPage({ csrf, next: '/', ...extra }));
+      return html(reply, status, signInPage(deps.assets, { csrf, next: '/', ...extra }));
     };
 
     scope.get('/login', async (request, reply) => {
@@ -58,7 +63,7 @@ export async function registerSignIn(app: EdgeFastify, deps: SignInDeps): Promis
       if (user && user !== 'unavailable') return reply.code(303).header('location', safeNext(query.next)).send();
       return form(request, reply, 200, {
         next: safeNext(query.next),
-        notice: query.out === '1' ? 'Вы вышли из Studium.' : undefined,
+        notice: query.out === '1' ? `Вы вышли из Studium. ${DISCONNECT_WORDS}` : undefined,
       });
     });
 
@@ -75,20 +80,20 @@ export async function registerSignIn(app: EdgeFastify, deps: SignInDeps): Promis
           error: 'Страница входа устарела: введите логин и пароль ещё раз.',
         });
       }
-      const byLogin = await deps.loginLimiter.check(`login:${login.toLowerCase()}`);
-      const byAddress = await deps.addressLimiter.check(request.ip);
-      if (!byLogin.allowed || !byAddress.allowed) {
-        const wait = Math.max(byLogin.allowed ? 0 : byLogin.retryAfter, byAddress.allowed ? 0 : byAddress.retryAfter);
-        reply.header('retry-after', String(wait));
+      const password = str(body.password, 200);
+      const outcome = await deps.throttle.guard(login, request.ip, async () => {
+        const result = await deps.bus.request(verifyPassword, null, { login, password }).catch(() => null);
+        return { wrongPassword: result?.ok === false, value: result };
+      });
+      if ('refused' in outcome) {
+        reply.header('retry-after', String(outcome.refused));
         return form(request, reply, 429, {
           next,
           login,
-          error: `Слишком много попыток входа. Повторите через ${wait} с.`,
+          error: `Слишком много попыток входа. Повторите через ${outcome.refused} с.`,
         });
       }
-      const result = await deps.bus
-        .request(verifyPassword, null, { login, password: str(body.password, 200) })
-        .catch(() => null);
+      const result = outcome.value;
       if (!result)
         return form(request, reply, 503, { next, login, error: 'Вход сейчас недоступен. Попробуйте позже.' });
       if (!result.ok) {

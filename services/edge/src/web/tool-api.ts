@@ -1,8 +1,9 @@
 import { type Principal, store_homework_file, type ToolContract } from '@studium/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type HomeworkFiles, storeHomeworkFiles } from '../homework-files.ts';
-import type { EdgeFastify } from '../oauth/routes.ts';
-import { type CallDeps, type Caller, callTool } from '../tools.ts';
+import type { EdgeFastify } from '../fastify.ts';
+import { storeHomeworkFiles } from '../mcp/homework-files.ts';
+import type { HomeworkFiles } from '../mcp/homework-store.ts';
+import { type CallDeps, type Caller, callTool } from '../mcp/tools.ts';
 import type { WebAuth } from './auth.ts';
 
 export interface ToolApiDeps {

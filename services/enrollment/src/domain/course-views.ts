@@ -8,15 +8,19 @@ function programFields(course: string, rows: readonly ProgramRow[] | null) {
   return lock ? { programs, locked_by: lock.previous } : { programs };
 }
 
-/** A catalog course as list_catalog returns it: objectives and notify only on an announcement. */
+/**
+ * A catalog course as list_catalog returns it: objectives and notify only on an announcement. A
+ * course the student tests before it opens is `testing` and no announcement to them: they enroll.
+ */
 export function catalogCourse(row: CatalogRow) {
-  const upcoming = row.status === 'upcoming';
+  const upcoming = row.status === 'upcoming' && !row.testing;
   return {
     course: row.course,
     title: row.title,
     summary: row.summary,
     upcoming,
     ...(upcoming ? { objectives: row.objectives, notify: row.notify === true } : {}),
+    ...(row.testing ? { testing: true } : {}),
     ...programFields(row.course, row.programs),
   };
 }
@@ -35,8 +39,11 @@ export function myCourse(row: MyCourseRow) {
     overdue: row.overdue,
     lessons_total: row.lessons_total,
     lessons_completed: row.lessons_done,
+    lessons_failed: row.lessons_failed,
     completed: row.completed,
+    finished: row.finished,
     next_lesson: row.next_lesson,
+    ...(row.testing ? { testing: true } : {}),
     ...programFields(row.course, row.programs),
   };
 }

@@ -1,7 +1,5 @@
-import { courseAccess, myEnrollments, ok } from '@studium/contracts';
+import { courseAccess, decideCourseAccess, myEnrollments, ok } from '@studium/contracts';
 import { endpoint, Failure, requireActsFor } from '@studium/platform';
-import { chooseCourseSpace } from '../domain/course-space.ts';
-import { programsOf } from '../domain/programs.ts';
 import { resolveSpace } from '../domain/space.ts';
 import type { Identities } from '../identities.ts';
 import type { EnrollmentRepository } from '../repositories/enrollment.repository.ts';
@@ -24,33 +22,14 @@ export function courseAccessHandler(deps: { identities: Identities; enrollments:
       if (!me) throw new Failure(404, 'no such user');
       // Enrollments and programs in one statement (every lesson tool asks this).
       const { enrollments, programs } = await deps.enrollments.accessRows(user, course);
-      const chosen = chooseCourseSpace({
+      return decideCourseAccess({
         course,
         orgs: me.organizations,
         selected: me.space,
         explicit: space,
         courseSpace: course_space,
         enrollments,
-      });
-      if (!chosen.ok) return chosen;
-      const { enrollment } = chosen.value;
-      const { programs: views, lock } = programsOf(course, programs);
-      return ok({
-        space: chosen.value.space,
-        organization: chosen.value.organization,
-        mandatory: enrollment.mandatory ?? false,
-        deadline: iso(enrollment.deadline),
-        overdue: enrollment.overdue,
-        self_enrolled: enrollment.self_enrolled,
-        program_previous: lock
-          ? {
-              program: lock.program,
-              program_title: lock.program_title,
-              course: lock.previous.course,
-              title: lock.previous.title,
-            }
-          : null,
-        programs: views,
+        programs,
       });
     },
     { forwarded: true },

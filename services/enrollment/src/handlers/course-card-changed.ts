@@ -2,6 +2,7 @@ import { type Logger, type RunningConsumer, startEventConsumer } from '@studium/
 import type { Kysely } from 'kysely';
 import type { NatsConnection } from 'nats';
 import type { Registry } from 'prom-client';
+import { announceAccess, usersOfCourse } from '../access-events.ts';
 import type { EnrollmentDb } from '../db.ts';
 import type { CatalogRepository } from '../repositories/catalog.repository.ts';
 
@@ -30,7 +31,22 @@ export function startCatalogConsumer(deps: {
     on: {
       // A card that fails the contract is parked as a dead letter by the platform.
       async 'courses.course_card_changed'(trx, card) {
-        await catalog.upsertCard(trx, card);
+        // What the access documents show of a course: its status and testers (a tester's
+        // enrollment counts while either lets it) and its title (in program views).
+        const before = await trx
+          .selectFrom('catalog')
+          .select(['status', 'testers', 'title'])
+          .where('course', '=', card.course)
+          .executeTakeFirst();
+        if (!(await catalog.upsertCard(trx, card))) return;
+        const after = { status: card.status, testers: card.testers ?? [], title: card.title };
+        if (
+          before &&
+          JSON.stringify([before.status, before.testers, before.title]) ===
+            JSON.stringify([after.status, after.testers, after.title])
+        )
+          return;
+        await announceAccess(trx, await usersOfCourse(trx, card.course));
       },
     },
   });

@@ -1,6 +1,7 @@
 import { type Enrolled, enroll, ok } from '@studium/contracts';
 import { emitEvent, endpoint, Failure } from '@studium/platform';
 import type { Kysely } from 'kysely';
+import { announceAccess } from '../access-events.ts';
 import type { EnrollmentDb } from '../db.ts';
 import { programsOf } from '../domain/programs.ts';
 import type { Identities } from '../identities.ts';
@@ -68,6 +69,7 @@ export function enrollHandler(deps: EnrollDeps) {
         at,
       };
       await emitEvent(trx, 'enrollment.enrolled', event);
+      await announceAccess(trx, [principal.user]);
       return true;
     });
     if (!inserted) return alreadyEnrolled(course, card.title, scope.space);

@@ -2,6 +2,7 @@ import { type Logger, type RunningConsumer, startEventConsumer } from '@studium/
 import type { Kysely } from 'kysely';
 import type { NatsConnection } from 'nats';
 import type { Registry } from 'prom-client';
+import { announceAccess } from '../access-events.ts';
 import type { EnrollmentDb } from '../db.ts';
 import type { EnrollmentRepository } from '../repositories/enrollment.repository.ts';
 
@@ -9,8 +10,9 @@ import type { EnrollmentRepository } from '../repositories/enrollment.repository
 export const PROGRESS_CONSUMER = 'enrollment-progress';
 
 /**
- * Keeps the course lists' progress (lessons passed, completed) and the program locks from
- * `evt.lessons.lesson_passed`: durable and idempotent, newest report wins.
+ * Keeps the course lists' progress (lessons passed and failed, completed, finished) and the program
+ * locks from `evt.lessons.lesson_passed` and `evt.lessons.lesson_failed`: durable and idempotent,
+ * newest report wins.
  */
 export function startProgressConsumer(deps: {
   nc: NatsConnection;
@@ -28,15 +30,33 @@ export function startProgressConsumer(deps: {
     ...consumer,
     durable: PROGRESS_CONSUMER,
     on: {
+      // A course finished or reopened changes the program lock of the next one: the access
+      // document follows every applied report.
       async 'lessons.lesson_passed'(trx, p) {
-        await enrollments.applyProgress(trx, {
+        const n = await enrollments.applyProgress(trx, {
           user: p.user,
           course: p.course,
           lessonsDone: p.lessons_passed,
           passed: p.passed_lessons,
+          failed: p.failed_lessons,
           completed: p.course_completed,
+          finished: p.course_finished ?? p.course_completed,
           at: p.at,
         });
+        if (n > 0) await announceAccess(trx, [p.user]);
+      },
+      async 'lessons.lesson_failed'(trx, p) {
+        const n = await enrollments.applyProgress(trx, {
+          user: p.user,
+          course: p.course,
+          lessonsDone: p.lessons_passed,
+          passed: p.passed_lessons,
+          failed: p.failed_lessons,
+          completed: false,
+          finished: p.course_finished,
+          at: p.at,
+        });
+        if (n > 0) await announceAccess(trx, [p.user]);
       },
     },
   });

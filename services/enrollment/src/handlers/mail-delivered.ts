@@ -12,8 +12,9 @@ export function mailDeliveryStateHandler(mails: MailOutboxRepository) {
 
 /**
  * enrollment.mail_delivered (mailer → enrollment, right after the SMTP server's answer): closes
- * the delivery with one UPDATE that commits on its own, so the window in which a crash can cause
- * a resend is this request's round trip.
+ * the delivery with one UPDATE that commits on its own, so this request's round trip is all the
+ * platform adds to the window in which a crash can cause a resend (the rest is the SMTP server's
+ * time from the end of DATA to its 250: docs/operations.md).
  */
 export function mailDeliveredHandler(mails: MailOutboxRepository) {
   return endpoint(mailDelivered, async (args) =>

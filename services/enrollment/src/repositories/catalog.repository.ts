@@ -21,9 +21,11 @@ export interface CatalogRow {
   course: string;
   title: string;
   summary: string;
-  status: 'upcoming' | 'published';
+  status: 'draft' | 'upcoming' | 'published';
   objectives: string[];
   notify: boolean | null;
+  /** A course not open yet that the student may study through a tester grant (issue 31). */
+  testing: boolean;
   /** Programs that contain the course; null when none. */
   programs: ProgramRow[] | null;
 }
@@ -95,8 +97,9 @@ export class CatalogRepository {
 
   /**
    * The catalog of one student in one space, with subscriptions, in one prepared query:
-   * published courses and announcements, visible to the space's organizations, minus the
-   * courses the student already has there.
+   * published courses and announcements, and the unopened courses the student is a tester of,
+   * visible to the space's organizations (enroll's rule), minus the courses the student already
+   * has there.
    */
   async listFor(q: CatalogQuery): Promise<CatalogRow[]> {
     const query = this.db
@@ -106,12 +109,13 @@ export class CatalogRepository {
         'c.course',
         'c.title',
         'c.summary',
-        sql<'upcoming' | 'published'>`c.status`.as('status'),
+        'c.status',
         'c.objectives',
         's.notify',
+        sql<boolean>`(c.status <> 'published' and ${q.user} = any(c.testers))`.as('testing'),
         programsJson(q.user, sql.ref('c.course')).as('programs'),
       ])
-      .where('c.status', 'in', ['published', 'upcoming'])
+      .where(sql<boolean>`(c.status in ('published', 'upcoming') or ${q.user} = any(c.testers))`)
       .$if(q.catalogOrgs !== null, (qb) =>
         qb.where(
           sql<boolean>`exists (select 1 from org_courses oc where oc.course = c.course and oc.org = any(${q.catalogOrgs}::text[]))`,

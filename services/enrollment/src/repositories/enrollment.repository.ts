@@ -19,8 +19,14 @@ export interface MyCourseRow {
   overdue: boolean;
   lessons_total: number;
   lessons_done: number;
+  /** Lessons the student can no longer pass (a required quiz with no attempt left). */
+  lessons_failed: number;
   completed: boolean;
+  /** Nothing is left to study: every lesson passed or failed. */
+  finished: boolean;
   next_lesson: { id: string; title: string } | null;
+  /** Studied through a tester grant while the course is not open yet. */
+  testing: boolean;
   /** Programs that contain the course; null when none. */
   programs: ProgramRow[] | null;
 }
@@ -81,16 +87,20 @@ export class EnrollmentRepository {
         sql<boolean>`(e.deadline is not null and e.deadline < now() and e.completed_at is null)`.as('overdue'),
         sql<number>`coalesce(c.lessons_total, 0)`.as('lessons_total'),
         'e.lessons_done',
+        sql<number>`coalesce(cardinality(e.failed_lessons), 0)`.as('lessons_failed'),
         sql<boolean>`(e.completed_at is not null)`.as('completed'),
-        sql<MyCourseRow['next_lesson']>`case when e.completed_at is not null then null
+        sql<boolean>`(e.completed_at is not null or e.finished_at is not null)`.as('finished'),
+        // The first lesson in course order neither passed nor failed (a failed one cannot be studied on).
+        sql<MyCourseRow['next_lesson']>`case when e.completed_at is not null or e.finished_at is not null then null
           when e.passed_lessons is null then
             case when e.lessons_done < coalesce(c.lessons_total, 0)
               then jsonb_build_object('id', c.lessons -> e.lessons_done ->> 'id', 'title', c.lessons -> e.lessons_done ->> 'title')
             end
           else (select jsonb_build_object('id', l ->> 'id', 'title', l ->> 'title')
             from jsonb_array_elements(coalesce(c.lessons, '[]'::jsonb)) with ordinality as x(l, n)
-            where not (l ->> 'key' = any(e.passed_lessons)) order by n limit 1)
+            where not (l ->> 'key' = any(e.passed_lessons || coalesce(e.failed_lessons, '{}'))) order by n limit 1)
           end`.as('next_lesson'),
+        sql<boolean>`(e.tester and c.status is distinct from 'published')`.as('testing'),
         programsJson(user, sql.ref('e.course')).as('programs'),
       ])
       .where('e.user_id', '=', user)
@@ -144,18 +154,31 @@ export class EnrollmentRepository {
   /**
    * A progress report of the lessons service into every enrollment of the course; a report older
    * than the one applied (a redelivery, events out of order) changes nothing. The first completion
-   * time is kept.
+   * and finishing times are kept.
    */
   async applyProgress(
     trx: Transaction<EnrollmentDb>,
-    p: { user: string; course: string; lessonsDone: number; passed?: string[]; completed: boolean; at: string },
+    p: {
+      user: string;
+      course: string;
+      lessonsDone: number;
+      passed?: string[];
+      /** Failed lesson keys; absent in reports written before lessons sent them (kept as they are). */
+      failed?: string[];
+      completed: boolean;
+      /** Nothing left to study (every lesson passed or failed); completed implies it. */
+      finished: boolean;
+      at: string;
+    },
   ): Promise<number> {
     const res = await trx
       .updateTable('enrollments')
       .set({
         lessons_done: p.lessonsDone,
         ...(p.passed ? { passed_lessons: p.passed } : {}),
+        ...(p.failed ? { failed_lessons: p.failed } : {}),
         completed_at: p.completed ? sql<string>`coalesce(completed_at, ${p.at}::timestamptz)` : null,
+        finished_at: p.finished || p.completed ? sql<string>`coalesce(finished_at, ${p.at}::timestamptz)` : null,
         progress_at: p.at,
       })
       .where('user_id', '=', p.user)

@@ -24,7 +24,7 @@ export interface MembershipRow {
  * The space a user is in: the stored selection when it is still available (personal, or an
  * organization they belong to that is not suspended), otherwise personal.
  */
-const effectiveSpace = sql<string>`case
+export const effectiveSpace = sql<string>`case
   when u.selected_space = 'personal' then 'personal'
   when exists (
     select 1 from memberships m join organizations o on o.name = m.org

@@ -7,7 +7,10 @@ import type { ProgramRow } from '../domain/programs.ts';
  * null when the course is in no program: the CASE runs the subquery only for courses that are in
  * one (rare), so a list pays one index probe per course for it.
  */
-export function programsJson(user: string, course: RawBuilder<unknown>): RawBuilder<ProgramRow[] | null> {
+export function programsJson(
+  user: string | RawBuilder<unknown>,
+  course: RawBuilder<unknown>,
+): RawBuilder<ProgramRow[] | null> {
   return sql<ProgramRow[] | null>`case when exists (select 1 from program_courses x where x.course = ${course}) then (
     select json_agg(json_build_object(
       'program', p.key, 'title', p.title, 'ordered', p.ordered,
@@ -16,8 +19,9 @@ export function programsJson(user: string, course: RawBuilder<unknown>): RawBuil
         select json_agg(json_build_object(
           'course', pc2.course,
           'title', coalesce(c2.title, pc2.course),
-          'completed', exists (select 1 from enrollments e2
-            where e2.user_id = ${user} and e2.course = pc2.course and e2.completed_at is not null)
+          'finished', exists (select 1 from enrollments e2
+            where e2.user_id = ${user} and e2.course = pc2.course
+              and (e2.completed_at is not null or e2.finished_at is not null))
         ) order by pc2.position)
         from program_courses pc2 left join catalog c2 on c2.course = pc2.course
         where pc2.program = p.key)
@@ -49,7 +53,10 @@ export class ProgramRepository {
 
   /** Creates or replaces a program and its ordered course list (members are kept). */
   async saveProgram(p: { key: string; title: string; ordered: boolean; courses: string[] }): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
+    // Inside the caller's transaction when it gives one (the admin announces access with it).
+    const inTrx = (fn: (trx: Kysely<EnrollmentDb>) => Promise<void>) =>
+      this.db.isTransaction ? fn(this.db) : this.db.transaction().execute(fn);
+    await inTrx(async (trx) => {
       await trx
         .insertInto('programs')
         .values({ key: p.key, title: p.title, ordered: p.ordered })

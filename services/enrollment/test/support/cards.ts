@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { COURSE_CARD_CHANGED, type CourseCardChanged } from '@studium/contracts';
 import { type EventEnvelope, ensureStream, streamNames } from '@studium/platform';
-import { eventually, type TestEnv } from '@studium/testing';
+import { eventually, producerOf, type TestEnv } from '@studium/testing';
 import type { Kysely } from 'kysely';
 import { headers } from 'nats';
 import type { EnrollmentDb } from '../../src/db.ts';
@@ -49,21 +49,27 @@ export async function publishEvents<T extends { at: string }>(
   type: string,
   payloads: T[],
 ): Promise<EventEnvelope[]> {
-  await ensureStream(env.nc, env.prefix);
+  // As the producer's own NATS user, as its outbox relay publishes.
+  await ensureStream(await env.as(producerOf(type)), env.prefix);
   const subject = streamNames(env.prefix).subject(type);
   const sent: EventEnvelope[] = [];
   for (const data of payloads) {
     const envelope: EventEnvelope = { id: randomUUID(), type, occurred_at: data.at, data };
-    sent.push(await publishEnvelope(env, subject, envelope));
+    sent.push(await publishEnvelope(env, type, subject, envelope));
   }
   return sent;
 }
 
 /** Publishes one envelope with its id as Nats-Msg-Id. */
-async function publishEnvelope(env: TestEnv, subject: string, envelope: EventEnvelope): Promise<EventEnvelope> {
+async function publishEnvelope(
+  env: TestEnv,
+  type: string,
+  subject: string,
+  envelope: EventEnvelope,
+): Promise<EventEnvelope> {
   const h = headers();
   h.set('Nats-Msg-Id', envelope.id);
-  await env.nc.jetstream().publish(subject, JSON.stringify(envelope), { headers: h });
+  await (await env.as(producerOf(type))).jetstream().publish(subject, JSON.stringify(envelope), { headers: h });
   return envelope;
 }
 

@@ -1,4 +1,4 @@
-import { LIMITS } from '@studium/contracts';
+import { cleanFileName, LIMITS } from '@studium/contracts';
 import { answerTooLarge, fileMissing, fileTooLarge, fileRejected as rejected, tooManyFiles } from '../refusals.ts';
 
 /** A file type the platform accepts: its name, MIME type, the extensions it may carry and its content check. */
@@ -131,4 +131,14 @@ export function checkQuota(usedBytes: number, offered: OfferedFile[]) {
 /** The type refusal: the platform does not take this file. */
 export function fileRejected(name: string) {
   return rejected(name, ACCEPTED_EXTENSIONS);
+}
+
+/**
+ * Files with their names as the platform keeps them (cleanFileName: no control or bidi characters,
+ * NFC); null when a name keeps nothing, which makes the list invalid_files. Whatever sent them
+ * (any edge, the operator), names are cleaned here, where they are stored.
+ */
+export function withCleanNames<T extends { name: string }>(files: T[]): T[] | null {
+  const out = files.map((f) => ({ ...f, name: cleanFileName(f.name) }));
+  return out.some((f) => f.name === '') ? null : out;
 }

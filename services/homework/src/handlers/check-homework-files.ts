@@ -1,7 +1,7 @@
 import { checkHomeworkFiles, LIMITS, ok } from '@studium/contracts';
 import { endpoint } from '@studium/platform';
 import { type CourseGateway, caller } from '../courses.ts';
-import { checkLimits, checkQuota, fileRejected, sniffType } from '../domain/files.ts';
+import { checkLimits, checkQuota, fileRejected, sniffType, withCleanNames } from '../domain/files.ts';
 import { acceptedLocked, answerMode, answerTooLarge, invalidFiles, noHomework, tooManyFiles } from '../refusals.ts';
 import type { SubmissionRepository } from '../repositories/submission.repository.ts';
 import { ANSWER_LIMIT } from '../views.ts';
@@ -52,7 +52,8 @@ export function checkHomeworkFilesHandler(deps: { gateway: CourseGateway; submis
     if (row?.status === 'Accepted') return acceptedLocked(at.id);
     const existing = row?.version ? ((await deps.submissions.versions(row.id)).at(-1)?.files.length ?? 0) : 0;
     if (existing + args.offered > LIMITS.homeworkFiles) return tooManyFiles(existing, args.offered);
-    const offers = args.files.filter((f): f is Offer => 'name' in f);
+    const offers = withCleanNames(args.files.filter((f): f is Offer => 'name' in f));
+    if (!offers) return invalidFiles();
     const refused = offerRefusal(offers, existing, await deps.submissions.storedBytes(who.user));
     return refused ?? ok({});
   });

@@ -1,15 +1,18 @@
 import { homeworkEmptyBlocks, homeworkLessonContext, lessonId, ok, parseLessonId } from '@studium/contracts';
-import { checkActsFor, endpoint } from '@studium/platform';
+import { endpoint, requireActsFor } from '@studium/platform';
 import { type CourseGateway, findLesson } from '../courses.ts';
 import { type DocumentState, isFilled, sectionState } from '../domain/document.ts';
 import { homeworkTask, isOverdue } from '../domain/homework.ts';
 import type { DocumentRepository } from '../repositories/document.repository.ts';
 import type { SubmissionRepository } from '../repositories/submission.repository.ts';
+import { returnedHomework } from './returned-homework.ts';
 
 interface Deps {
   gateway: CourseGateway;
   documents: DocumentRepository;
   submissions: SubmissionRepository;
+  /** For the lesson pages' addresses of returned homework. */
+  publicUrl: string;
 }
 
 /** A lesson argument: its id (`<course>.<key>`) or its key. */
@@ -38,27 +41,39 @@ function withFill(artifact: string, sections: Section[], state: DocumentState) {
   }));
 }
 
-/** homework.lesson_context (start_lesson → homework): the lesson's document sections and the previous lesson's homework. */
+/**
+ * homework.lesson_context (start_lesson → homework): the lesson's document sections, the previous
+ * lesson's homework and the other homework returned for rework in the space.
+ */
 export function lessonContextHandler(deps: Deps) {
   return endpoint(
     homeworkLessonContext,
     async (args, ctx) => {
       // lessons passes on the student of its start_lesson.
-      checkActsFor(ctx, args.user);
+      requireActsFor(ctx, args.user);
       const { release, document, sections } = await sectionsOf(deps, args);
       if ('ok' in release) return release;
       let previous = null;
       const prevLesson = args.previous_lesson ? findLesson(release.content, keyOf(args.previous_lesson)) : undefined;
       const task = prevLesson ? homeworkTask(prevLesson) : null;
       const id = prevLesson && task ? lessonId(args.course, prevLesson.key) : null;
-      // The document and the previous lesson's submission in one statement.
-      const found = await deps.submissions.lessonContext({
-        user: args.user,
-        course: args.course,
-        space: args.space,
-        artifact: document?.key ?? null,
-        previousLesson: id,
-      });
+      // The document and the previous lesson's submission in one statement; beside it, the other
+      // homework returned for rework in the space (a course's last lesson has no next lesson to show it).
+      const [found, returned] = await Promise.all([
+        deps.submissions.lessonContext({
+          user: args.user,
+          course: args.course,
+          space: args.space,
+          artifact: document?.key ?? null,
+          previousLesson: id,
+        }),
+        returnedHomework(deps, {
+          user: args.user,
+          spaces: [args.space],
+          course: null,
+          exclude: id,
+        }),
+      ]);
       const blocks = document ? withFill(document.key, sections, found.content) : [];
       // No submission row: the student never passed that lesson in this space, so nothing was
       // assigned (my_homework has no such item either) — null, not a made-up «Assigned».
@@ -76,7 +91,7 @@ export function lessonContextHandler(deps: Deps) {
           last_comment: row.last_comment ?? null,
         };
       }
-      return ok({ artifact_blocks: blocks, previous_homework: previous });
+      return ok({ artifact_blocks: blocks, previous_homework: previous, returned_homework: returned });
     },
     { forwarded: true },
   );
@@ -88,7 +103,7 @@ export function emptyBlocksHandler(deps: Deps) {
     homeworkEmptyBlocks,
     async (args, ctx) => {
       // lessons passes on the student of its complete_lesson or submit_answer.
-      checkActsFor(ctx, args.user);
+      requireActsFor(ctx, args.user);
       const { release, document, sections: all } = await sectionsOf(deps, args);
       if ('ok' in release) return release;
       const state = document

@@ -42,6 +42,7 @@ export async function assignHomework(trx: Transaction<HomeworkDb>, gateway: Cour
     assigned_at: e.at,
     due_at: dueAt(lesson.homework, e.at),
     curators: release.content.course.curators,
+    ...(e.user_name ? { student_name: e.user_name } : {}),
   });
   await repo.addJournal({ submission: row.id, event: 'assigned', actor: null, version: row.version, comment: null });
   await emitChange(trx, 'homework.assigned', updated, null, null);

@@ -47,7 +47,7 @@ export function myHomeworkHandler(deps: Deps) {
 }
 
 /** The list items of submissions, with course and lesson titles from each course's active release. */
-async function listItems(deps: Deps, rows: SubmissionRow[]) {
+export async function listItems(deps: Pick<Deps, 'gateway' | 'publicUrl'>, rows: SubmissionRow[]) {
   const items = [];
   for (const row of rows) {
     const release = await deps.gateway.release(row.course);

@@ -11,7 +11,7 @@ import {
 } from '@studium/contracts';
 import { type CallContext, endpoint, Failure } from '@studium/platform';
 import type { Kysely } from 'kysely';
-import type { CourseGateway } from '../courses.ts';
+import { type CourseGateway, findLesson } from '../courses.ts';
 import type { HomeworkDb } from '../db.ts';
 import { ALLOWED_FROM, type HomeworkStatus, JOURNAL_EVENT, transition } from '../domain/homework.ts';
 import { commentRequired, homeworkStatusUnknown, invalidTransition, submissionNotFound } from '../refusals.ts';
@@ -53,6 +53,7 @@ export function reviewItem(row: SubmissionRow) {
     lesson: row.lesson,
     lesson_key: row.lesson_key,
     student: row.user_id,
+    student_name: row.student_name,
     space: row.space,
     status: row.status,
     version: row.version,
@@ -61,9 +62,43 @@ export function reviewItem(row: SubmissionRow) {
   };
 }
 
+/**
+ * The course and lesson titles a person reads, from the course's active release (cached by the
+ * gateway); a course without a release, or a lesson it removed, keeps its id and key.
+ */
+async function titled(gateway: CourseGateway, row: SubmissionRow) {
+  const release = await gateway.release(row.course);
+  const content = 'ok' in release ? null : release.content;
+  const lesson = content ? findLesson(content, row.lesson_key) : undefined;
+  return {
+    ...reviewItem(row),
+    course_title: content?.course.title ?? row.course,
+    lesson_title: lesson?.title ?? row.lesson_key,
+  };
+}
+
 async function reviewView(deps: Deps, repo: SubmissionRepository, row: SubmissionRow, version?: number) {
   const view = await submissionView(repo, deps.signer, row, { version });
-  return { ...reviewItem(row), ...view };
+  return { ...(await titled(deps.gateway, row)), ...view };
+}
+
+/** Most courses the queue offers as its filter. */
+const FILTER_COURSES = 100;
+
+/**
+ * The courses the caller may filter the queue by: those with homework whose active release names
+ * them a curator (mayReview's rule), every course for an overseer; by title.
+ */
+async function reviewCourses(deps: Deps, repo: SubmissionRepository, who: Principal) {
+  const courses = [];
+  for (const course of await repo.courses(FILTER_COURSES)) {
+    const release = await deps.gateway.release(course);
+    if ('ok' in release) continue;
+    if (oversees(who) || release.content.course.curators.includes(who.user)) {
+      courses.push({ course, title: release.content.course.title });
+    }
+  }
+  return courses.sort((a, b) => a.title.localeCompare(b.title, 'ru'));
 }
 
 /** homework_queue: what waits for the curator; without course — the courses the curator leads. */
@@ -83,7 +118,9 @@ export function homeworkQueueHandler(deps: Deps) {
       course: args.course ?? null,
       curator: args.course !== undefined || oversees(who) ? null : who.user,
     });
-    return ok({ items: rows.slice(0, QUEUE_LIMIT).map(reviewItem), has_more: rows.length > QUEUE_LIMIT });
+    const items = [];
+    for (const row of rows.slice(0, QUEUE_LIMIT)) items.push(await titled(deps.gateway, row));
+    return ok({ items, has_more: rows.length > QUEUE_LIMIT, courses: await reviewCourses(deps, repo, who) });
   });
 }
 

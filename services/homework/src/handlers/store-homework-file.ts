@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { type CourseGateway, caller } from '../courses.ts';
 import type { HomeworkDb } from '../db.ts';
-import { fileRejected, sniffType } from '../domain/files.ts';
+import { fileRejected, sniffType, withCleanNames } from '../domain/files.ts';
 import type { FileStore } from '../file-store.ts';
 import { answerMode, fileMissing, invalidFiles, noHomework } from '../refusals.ts';
 import { SubmissionRepository } from '../repositories/submission.repository.ts';
@@ -31,9 +31,11 @@ export function storeHomeworkFileHandler(deps: {
   return endpoint(store_homework_file, async (args, ctx) => {
     const who = caller(ctx);
     const parsed = StagedFiles.safeParse(args.files ?? []);
-    const staged = parsed.success ? parsed.data.filter((f): f is Kept => 'object' in f) : [];
+    const kept = parsed.success ? parsed.data.filter((f): f is Kept => 'object' in f) : [];
+    const named = withCleanNames(kept);
+    const staged = named ?? kept;
     const reply = await (async () => {
-      if (!parsed.success || parsed.data.some((f) => 'invalid' in f)) return invalidFiles();
+      if (!parsed.success || !named || parsed.data.some((f) => 'invalid' in f)) return invalidFiles();
       const at = await deps.gateway.lesson(who, args.lesson, args.space);
       if ('ok' in at) return at;
       const hw = at.lesson.homework;
@@ -45,7 +47,7 @@ export function storeHomeworkFileHandler(deps: {
       if (text) return text;
       // Filled by the check, which runs on the locked row before the version is written.
       const files: Array<{ id: string; object: string; name: string; type: string; size: number; sha256: string }> = [];
-      return saveVersion(deps.db, deps.signer, at, who.user, {
+      return saveVersion(deps.db, deps.signer, at, who, {
         files,
         ...(answer === undefined ? {} : { answer }),
         check: async (row, existing) => {
@@ -65,7 +67,7 @@ export function storeHomeworkFileHandler(deps: {
             files.push({
               id: randomUUID(),
               object: f.object,
-              name: f.name.trim(),
+              name: f.name,
               type: type.mime,
               size: f.size,
               sha256: stored.sha256,

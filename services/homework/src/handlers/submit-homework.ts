@@ -18,7 +18,7 @@ export function submitHomeworkHandler(deps: { db: Kysely<HomeworkDb>; gateway: C
     if (hw.answer_mode === 'files') return answerMode('files');
     const answer = args.answer.trim();
     if (answer.length > ANSWER_LIMIT) return answerTooLarge({ text: answer.length, limit: ANSWER_LIMIT });
-    return saveVersion(deps.db, deps.signer, at, who.user, {
+    return saveVersion(deps.db, deps.signer, at, who, {
       answer,
       check: async (_row, existingFiles) => {
         if (answer === '' && existingFiles === 0) return emptyAnswer(args.lesson);

@@ -31,6 +31,7 @@ const COLUMNS = [
   'lesson_key',
   'space',
   'organization',
+  'student_name',
   'curators',
   'status',
   'assigned_at',
@@ -217,6 +218,32 @@ export class SubmissionRepository {
   }
 
   /**
+   * The student's homework returned for rework (Returned) in the given spaces, optionally of one
+   * course and without one lesson (the one start_lesson shows as previous_homework), recent first.
+   */
+  async returned(q: {
+    user: string;
+    spaces: readonly string[];
+    course: string | null;
+    exclude: string | null;
+    limit: number;
+  }): Promise<SubmissionRow[]> {
+    if (!q.spaces.length) return [];
+    let query = this.db
+      .selectFrom('submissions')
+      .select(COLUMNS)
+      .where('user_id', '=', q.user)
+      .where('space', 'in', [...q.spaces])
+      .where('status', '=', 'Returned')
+      .orderBy('updated_at', 'desc')
+      .orderBy('id')
+      .limit(q.limit);
+    if (q.course) query = query.where('course', '=', q.course);
+    if (q.exclude) query = query.where('lesson', '<>', q.exclude);
+    return query.execute();
+  }
+
+  /**
    * The review queue: submissions of a status, oldest submission first. `curator` set: only
    * courses the curator leads; `course` set: only that course.
    */
@@ -231,6 +258,20 @@ export class SubmissionRepository {
     if (f.course) q = q.where('course', '=', f.course);
     if (f.curator) q = q.where(sql<boolean>`${f.curator} = any(curators)`);
     return q.execute();
+  }
+
+  /**
+   * The courses that have any submission, in id order, at most `limit`: a skip scan over
+   * submissions_course (one index probe per course, however many submissions each has).
+   */
+  async courses(limit: number): Promise<string[]> {
+    const { rows } = await sql<{ course: string }>`with recursive c (course) as (
+        (select course from submissions order by course limit 1)
+        union all
+        select (select s.course from submissions s where s.course > c.course order by s.course limit 1)
+        from c where c.course is not null)
+      select course from c where course is not null limit ${limit}`.execute(this.db);
+    return rows.map((r) => r.course);
   }
 
   /** Records the space of the student's latest lesson session on a course. */

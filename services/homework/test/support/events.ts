@@ -1,16 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { events, type LessonPassed, type SessionStarted } from '@studium/contracts';
 import { type EventEnvelope, ensureStream, streamNames } from '@studium/platform';
-import type { TestEnv } from '@studium/testing';
+import { producerOf, type TestEnv } from '@studium/testing';
 import { headers } from 'nats';
 
 /** Publishes an event on the stream exactly as a producer's outbox relay does (envelope, Nats-Msg-Id = id). */
 export async function publishEvent(env: TestEnv, subject: string, data: { at: string }, id: string = randomUUID()) {
-  await ensureStream(env.nc, env.prefix);
+  // As the producer's own NATS user, as its outbox relay publishes.
+  const nc = await env.as(producerOf(subject));
+  await ensureStream(nc, env.prefix);
   const envelope: EventEnvelope = { id, type: subject, occurred_at: data.at, data };
   const h = headers();
   h.set('Nats-Msg-Id', id);
-  await env.nc.jetstream().publish(streamNames(env.prefix).subject(subject), JSON.stringify(envelope), { headers: h });
+  await nc.jetstream().publish(streamNames(env.prefix).subject(subject), JSON.stringify(envelope), { headers: h });
   return envelope;
 }
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type Principal, publish_course, publishRelease, type Release } from '@studium/contracts';
-import { createBus, migrate, openDatabase, PLATFORM_MIGRATIONS } from '@studium/platform';
-import { eventually, SERVICE_TRUST, type TestEnv } from '@studium/testing';
+import { migrate, openDatabase, PLATFORM_MIGRATIONS } from '@studium/platform';
+import { eventually, type TestEnv } from '@studium/testing';
 import { startCourses } from '../../../../test/support/courses.ts';
 import { controlled, startEnrollment } from '../../../../test/support/stack.ts';
 import { canonicalJson } from '../../../courses/src/domain/canonical.ts';
@@ -14,9 +14,9 @@ import { homeworkRelease } from './fixture.ts';
 export async function startHomework(env: TestEnv, overrides: Record<string, string> = {}) {
   const database = openDatabase<HomeworkDb>(env.databaseUrl, 'homework', 6);
   await migrate(database.pool, 'homework', [PLATFORM_MIGRATIONS, MIGRATIONS]);
-  const bus = createBus(env.nc, { prefix: env.prefix, timeoutMs: 3000, log: env.log, trust: SERVICE_TRUST });
+  const { nc, bus } = await env.serviceBus('homework', { timeoutMs: 3000, log: env.log });
   const config = HomeworkConfig.parse({ SUBJECT_PREFIX: env.prefix, RELEASE_TTL_MS: '0', ...overrides });
-  const start = () => createApp({ bus, nc: env.nc, database, log: env.log, config });
+  const start = () => createApp({ bus, nc, database, log: env.log, config });
   return Object.assign(await controlled<HomeworkApp>(start, database), { database, db: database.db, config });
 }
 

@@ -1,38 +1,52 @@
 /** Markdown helpers of notes: title from the first # H1, outline, sections, wiki links. */
+import { Lexer } from 'marked';
 
-const H1 = /^#\s+(.+?)\s*#*\s*$/;
-const HEADING = /^(#{1,6})\s+(.+?)\s*#*\s*$/;
 const WIKI = /\[\[([^\]|#\n]+)(?:#[^\]|\n]*)?(?:\|[^\]\n]*)?\]\]/g;
 
-/** The title a body gives: its first `# H1` line, or null. */
-export function titleOf(body: string): string | null {
-  for (const line of body.split('\n')) {
-    const m = H1.exec(line);
-    if (m) return m[1].trim() || null;
+/** A `#` heading of a note: its level, its text, and its line (an index into `body.split('\n')`). */
+interface Heading {
+  level: number;
+  text: string;
+  line: number;
+}
+
+/**
+ * The body's `#` headings as Markdown reads them (marked's lexer): only at the top level, so a
+ * `#` line inside a fenced or indented code block, a quote, a list or an HTML block is none.
+ * Setext headings (a line underlined with `===`) are not titles: spec 004 names the `# H1`.
+ */
+function headings(body: string): Heading[] {
+  const out: Heading[] = [];
+  // Without CR the lexer's lines are exactly those of body.split('\n') (it reads a lone CR as a line end).
+  let line = 0;
+  for (const token of Lexer.lex(body.replace(/\r/g, ''))) {
+    if (token.type === 'heading' && token.raw.trimStart().startsWith('#')) {
+      out.push({ level: token.depth as number, text: String(token.text).trim(), line });
+    }
+    for (const c of token.raw) if (c === '\n') line++;
   }
-  return null;
+  return out;
+}
+
+const firstH1 = (body: string) => headings(body).find((h) => h.level === 1);
+
+/** The title a body gives: its first `# H1`, or null. */
+export function titleOf(body: string): string | null {
+  return firstH1(body)?.text || null;
 }
 
 /** The body with its first H1 set to `title` (prepended when there is none). */
 export function withTitle(body: string, title: string): string {
+  const h1 = firstH1(body);
+  if (!h1) return `# ${title}\n\n${body}`;
   const lines = body.split('\n');
-  const i = lines.findIndex((l) => H1.test(l));
-  if (i < 0) return `# ${title}\n\n${body}`;
-  lines[i] = `# ${title}`;
+  lines[h1.line] = `# ${title}`;
   return lines.join('\n');
 }
 
-/** Headings in order (code fences skipped). */
+/** Headings in order (none inside code, quotes or lists). */
 export function outline(body: string): Array<{ level: number; heading: string }> {
-  const out: Array<{ level: number; heading: string }> = [];
-  let fence = false;
-  for (const line of body.split('\n')) {
-    if (line.startsWith('```')) fence = !fence;
-    if (fence) continue;
-    const m = HEADING.exec(line);
-    if (m) out.push({ level: m[1].length, heading: m[2].trim() });
-  }
-  return out;
+  return headings(body).map((h) => ({ level: h.level, heading: h.text }));
 }
 
 /** Distinct [[wiki link]] targets of a body, in order of appearance. */
@@ -67,10 +81,10 @@ export function applyEdit(body: string, mode: string, content: string, heading?:
     case 'append':
       return { ok: true, body: `${body.replace(/\s+$/, '')}\n\n${content}\n` };
     case 'prepend': {
+      const h1 = firstH1(body);
+      if (!h1) return { ok: true, body: `${content}\n\n${body}` };
       const lines = body.split('\n');
-      const i = lines.findIndex((l) => H1.test(l));
-      if (i < 0) return { ok: true, body: `${content}\n\n${body}` };
-      return { ok: true, body: [...lines.slice(0, i + 1), '', content, ...lines.slice(i + 1)].join('\n') };
+      return { ok: true, body: [...lines.slice(0, h1.line + 1), '', content, ...lines.slice(h1.line + 1)].join('\n') };
     }
     case 'replace':
       return { ok: true, body: content };
@@ -93,26 +107,12 @@ function replaceSection(body: string, heading: string, content: string): EditRes
     .replace(/^#+\s*/, '')
     .trim()
     .toLowerCase();
+  const all = headings(body);
+  const at = all.findIndex((h) => h.text.toLowerCase() === want);
+  if (at < 0 || !want) return { ok: false, code: 'sectionNotFound' };
+  const { line: start, level } = all[at] as Heading;
   const lines = body.split('\n');
-  let start = -1;
-  let level = 0;
-  for (let i = 0; i < lines.length; i++) {
-    const m = HEADING.exec(lines[i]);
-    if (m && m[2].trim().toLowerCase() === want) {
-      start = i;
-      level = m[1].length;
-      break;
-    }
-  }
-  if (start < 0 || !want) return { ok: false, code: 'sectionNotFound' };
-  let end = lines.length;
-  for (let i = start + 1; i < lines.length; i++) {
-    const m = HEADING.exec(lines[i]);
-    if (m && m[1].length <= level) {
-      end = i;
-      break;
-    }
-  }
+  const end = all.slice(at + 1).find((h) => h.level <= level)?.line ?? lines.length;
   const tail = lines.slice(end);
   const next = [...lines.slice(0, start + 1), content.replace(/\s+$/, ''), ...(tail.length ? ['', ...tail] : [])];
   return { ok: true, body: next.join('\n') };

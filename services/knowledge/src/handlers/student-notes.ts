@@ -8,7 +8,7 @@ import {
   remember,
   sessionCourse,
 } from '@studium/contracts';
-import { type Bus, type CallContext, checkActsFor, endpoint, Failure } from '@studium/platform';
+import { type Bus, type CallContext, endpoint, Failure, requireActsFor } from '@studium/platform';
 import type { Kysely } from 'kysely';
 import type { KnowledgeDb } from '../db.ts';
 import { noteView, orderByKeys } from '../domain/student-notes.ts';
@@ -103,7 +103,7 @@ export function lessonHistoryHandler(db: Kysely<KnowledgeDb>) {
     lessonHistory,
     async (args, ctx) => {
       // lessons passes on the student of its start_lesson.
-      checkActsFor(ctx, args.user);
+      requireActsFor(ctx, args.user);
       const repo = new StudentNoteRepository(db);
       const frame = new Set(args.keys);
       const tag = (n: Awaited<ReturnType<StudentNoteRepository['facts']>>[number]) => ({

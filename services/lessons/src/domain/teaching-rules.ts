@@ -1,3 +1,4 @@
+import { type Continuation, callHint, continuationPhrase } from './continuation.ts';
 import type { NextStep } from './lesson-progress.ts';
 import type { Opening } from './opening.ts';
 import type { QuizStanding } from './quiz.ts';
@@ -44,13 +45,15 @@ export const CLOSING_RULES = framed('закрытие', [
 export function startNext(
   opening: Opening,
   step: NextStep,
-  extras: { signals: boolean; reports: boolean; previousHomework: boolean },
+  extras: { signals: boolean; reports: boolean; previousHomework: boolean; returned?: ReturnedItem[] },
   quiz: QuizStanding | null = null,
+  after: Continuation | null = null,
 ): string {
   const parts: string[] = [];
   if (extras.signals) parts.push('Сначала скажите о signals.');
   if (extras.reports) parts.push('Затем коротко расскажите о закрытых репортах (closed_reports).');
   if (extras.previousHomework) parts.push('Спросите о домашнем задании прошлого урока (previous_homework).');
+  if (extras.returned?.length) parts.push(returnedPhrase(extras.returned));
   const openings: Record<Opening, string> = {
     first_in_course: 'Это первое занятие курса: познакомьтесь, произнесите обещание курса и зачин.',
     new_lesson: 'Произнесите зачин урока.',
@@ -59,19 +62,57 @@ export function startNext(
   };
   parts.push(openings[opening]);
   parts.push('Цели урока назовите списком во второй реплике.');
-  parts.push(stepPhrase(step, quiz));
+  parts.push(stepPhrase(step, quiz, after));
   return parts.join(' ');
 }
 
-/** next when the lesson's required quiz has no attempt left: the lesson cannot be passed any more. */
-export const QUIZ_EXHAUSTED_NEXT =
+/** A homework returned for rework, as the hints name it. */
+export interface ReturnedItem {
+  lesson: string;
+  lesson_title?: string;
+  title: string;
+}
+
+/**
+ * The phrase that surfaces homework the curator returned for rework (returned_homework): read the
+ * answer and the comment with my_homework, then rework it with submit_homework.
+ */
+export function returnedPhrase(items: readonly ReturnedItem[]): string {
+  const first = items[0];
+  if (!first) return '';
+  const named = items.map((i) => `«${i.title}» (урок «${i.lesson_title ?? i.lesson}»)`).join(', ');
+  return (
+    `Куратор вернул на доработку домашнее задание: ${named} (returned_homework). Скажите ученику и предложите доработать: ` +
+    `ответ и комментарий — ${callHint('my_homework', { lesson: first.lesson })}, новая версия — submit_homework.`
+  );
+}
+
+/** The head of every hint on a lesson whose required quiz has no attempt left. */
+const EXHAUSTED_HEAD =
   'Попытки обязательного квиза этого урока кончились: урок больше не зачесть, и request_quiz откажет quiz_attempts_exhausted. ' +
-  'Скажите ученику об этом прямо. Если вопросы квиза кажутся ему неверными — сообщите авторам через report_issue. ' +
-  'Дальше — следующий урок курса: start_lesson с course (этот урок он пропустит).';
+  'Скажите ученику об этом прямо. Если вопросы квиза кажутся ему неверными — сообщите авторам через report_issue. ';
+
+/**
+ * next when the lesson's required quiz has no attempt left: the lesson cannot be passed any more,
+ * and what follows (docs/decisions.md, the failed lesson). Without a continuation: the course's
+ * next lesson, named without its id.
+ */
+export function quizExhaustedNext(after: Continuation | null): string {
+  return (
+    EXHAUSTED_HEAD +
+    (after
+      ? continuationPhrase(after)
+      : 'Дальше — следующий урок курса: start_lesson с course (этот урок он пропустит).')
+  );
+}
 
 /** The next step as a phrase (mark_goal, start_lesson), with where the required quiz stands. */
-export function stepPhrase(step: NextStep, quiz: QuizStanding | null = null): string {
-  if (step === null) return quiz?.exhausted ? QUIZ_EXHAUSTED_NEXT : 'Урок пройден: предложите следующий урок.';
+export function stepPhrase(
+  step: NextStep,
+  quiz: QuizStanding | null = null,
+  after: Continuation | null = null,
+): string {
+  if (step === null) return quiz?.exhausted ? quizExhaustedNext(after) : 'Урок пройден: предложите следующий урок.';
   switch (step.kind) {
     case 'goal':
       return `Следующий пункт — «${step.title}» (${step.goal}): возьмите подробности lesson_item и разберите его с учеником.`;

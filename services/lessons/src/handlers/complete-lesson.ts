@@ -1,5 +1,5 @@
 import { complete_lesson, lessonId, type OutputOf, ok } from '@studium/contracts';
-import { endpoint } from '@studium/platform';
+import { endpoint, Failure } from '@studium/platform';
 import type { LessonsDeps } from '../deps.ts';
 import { openGoals, quizRequired } from '../domain/lesson-progress.ts';
 import { CLOSING_RULES } from '../domain/teaching-rules.ts';
@@ -14,6 +14,7 @@ type Out = OutputOf<typeof complete_lesson>;
 /** complete_lesson: passes a lesson without a required quiz once its required items are closed, and closes the session. */
 export function completeLessonHandler(deps: LessonsDeps) {
   return endpoint(complete_lesson, async (args, { principal }) => {
+    if (!principal) throw new Failure(401, 'no principal');
     const loaded = await loadSession(deps, principal, args.session);
     if (!loaded.ok) return loaded;
     const { session, access, active, placed } = loaded.data;
@@ -39,7 +40,7 @@ export function completeLessonHandler(deps: LessonsDeps) {
       if (open.length) return refusals.goalsOpen(open);
       if (quizRequired(lesson)) return refusals.quizRequired();
       const at = new Date().toISOString();
-      const passed = await passRun(trx, deps, {
+      const standing = await passRun(trx, deps, {
         run,
         session: fresh ?? session,
         access,
@@ -52,7 +53,7 @@ export function completeLessonHandler(deps: LessonsDeps) {
       return ok({
         lesson: lessonId(session.course, session.lesson_key),
         status: 'closed',
-        next_lesson: nextLessonRef(active, passed),
+        next_lesson: nextLessonRef(active, standing),
         empty_blocks: [],
         ...(session.channel === 'agent' ? { teaching_rules: CLOSING_RULES } : {}),
       });

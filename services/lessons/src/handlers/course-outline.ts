@@ -1,8 +1,8 @@
 import { course_outline, lessonId, type OutputOf, ok } from '@studium/contracts';
 import { endpoint, Failure } from '@studium/platform';
+import { courseStanding, programLock, unpassableLessons } from '../course-progress.ts';
 import type { LessonsDeps } from '../deps.ts';
 import { type Mark, objectiveStatus } from '../domain/lesson-progress.ts';
-import { nextOpenLesson } from '../domain/opening.ts';
 import { refusals } from '../refusals.ts';
 import { passedIn } from '../repositories/course-state.ts';
 import { checkAccess } from '../session-context.ts';
@@ -30,10 +30,16 @@ export function courseOutlineHandler(deps: LessonsDeps) {
     const { runs, marks, last } = state;
     const byKey = new Map(runs.map((r) => [r.lesson_key, r]));
     const passed = passedIn(state);
+    // A failed lesson (required quiz exhausted) is never current: start_lesson goes past it too.
+    const failed = unpassableLessons(state, release);
     const current =
-      last?.course === course && !passed.has(last.lesson_key) && release.lessons.has(last.lesson_key)
+      last?.course === course &&
+      !passed.has(last.lesson_key) &&
+      !failed.has(last.lesson_key) &&
+      release.lessons.has(last.lesson_key)
         ? last.lesson_key
-        : nextOpenLesson(release.order, passed);
+        : courseStanding(release.order, passed, failed).next;
+    const lock = await programLock(deps, user, access.data);
     const sections = release.content.document?.sections ?? [];
     const chapters: Out['chapters'] = release.content.chapters.map((ch) => {
       const lessons = ch.lessons.map((l) => {
@@ -45,6 +51,7 @@ export function courseOutlineHandler(deps: LessonsDeps) {
           title: l.title,
           hook: l.hook || null,
           completed: passed.has(l.key),
+          failed: failed.has(l.key),
           current: l.key === current,
           objectives: l.objectives.map((o) => ({ key: o.key, text: o.text, status: objectiveStatus(o.items, m) })),
           blocks: sections
@@ -67,9 +74,7 @@ export function courseOutlineHandler(deps: LessonsDeps) {
       title: release.content.course.title,
       chapters,
       programs: access.data.programs ?? [],
-      locked_by: access.data.program_previous
-        ? { course: access.data.program_previous.course, title: access.data.program_previous.title }
-        : null,
+      locked_by: lock ? { course: lock.course, title: lock.title } : null,
     });
   });
 }

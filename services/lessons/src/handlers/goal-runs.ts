@@ -75,10 +75,12 @@ function runView(
   confirmed: Set<string>,
 ): Out['runs'][number] {
   const lesson = release.lessons.get(run.lesson_key)?.lesson;
-  const goalView = (key: string, removed: boolean) => {
+  const goalView = (key: string, removed: boolean, item?: { title: string; kind: string }) => {
     const m = marks.get(key);
     return {
       key,
+      // The item's title and kind in the active release, for people (the cabinet); none once removed.
+      ...(item ? { title: item.title, kind: item.kind } : {}),
       status: m?.status ?? 'open',
       evidence: m?.evidence ?? null,
       marked_at: m?.marked_at ?? null,
@@ -94,10 +96,11 @@ function runView(
     const covered = required.length ? required.every((i) => closed(i.key)) : touched;
     return {
       key: o.key,
+      text: o.text,
       status: covered ? 'covered' : touched ? 'touched' : 'not_started',
       quiz_confirmed: confirmed.has(o.key),
       goals: [
-        ...o.items.map((i) => goalView(i.key, false)),
+        ...o.items.map((i) => goalView(i.key, false, i)),
         ...[...marks.values()]
           .filter((m) => m.objective === o.key && !known.has(m.goal))
           .map((m) => goalView(m.goal, true)),

@@ -1,10 +1,10 @@
 import { myEnrollments, ok, type Principal, parseLessonId, type Reply } from '@studium/contracts';
+import { skippedLessons, unpassableLessons } from '../course-progress.ts';
 import type { LessonsDeps } from '../deps.ts';
 import { nextOpenLesson, rankEnrollments } from '../domain/opening.ts';
-import { quizStanding } from '../domain/quiz.ts';
 import { refusals } from '../refusals.ts';
-import type { LoadedRelease } from '../releases.ts';
-import { type CourseState, passedIn } from '../repositories/course-state.ts';
+import type { CourseState } from '../repositories/course-state.ts';
+import { nothingLeft } from './nothing-left.ts';
 
 /** The lesson start_lesson opens: a course and a lesson key in it (null: the next open one). */
 export interface Target {
@@ -14,32 +14,6 @@ export interface Target {
   mode: 'lesson' | 'course' | 'auto';
   /** The student's state in that course, read once for the whole start. */
   state: CourseState;
-}
-
-/**
- * Lesson keys of a release the student can no longer pass: a required quiz with no attempt left
- * and none passed (docs/decisions.md). Start_lesson without a lesson skips them.
- */
-export function unpassableLessons(state: CourseState, release: LoadedRelease): Set<string> {
-  const now = new Date();
-  const out = new Set<string>();
-  for (const run of state.runs) {
-    if (run.status === 'passed') continue;
-    const quiz = release.lessons.get(run.lesson_key)?.lesson.quiz ?? null;
-    if (!(quiz?.required && quiz.attempts !== null && quiz.questions.length > 0)) continue;
-    const standing = quizStanding(
-      quiz,
-      state.attempts.filter((a) => a.run_id === run.id),
-      now,
-    );
-    if (standing?.exhausted) out.add(run.lesson_key);
-  }
-  return out;
-}
-
-/** Passed and unpassable lessons: what the next open lesson skips. */
-export function skippedLessons(state: CourseState, release: LoadedRelease): Set<string> {
-  return new Set([...passedIn(state), ...unpassableLessons(state, release)]);
 }
 
 /**
@@ -99,5 +73,8 @@ export async function chooseTarget(
     const next = active.ok ? nextOpenLesson(active.data.order, skippedLessons(inCourse, active.data)) : null;
     if (next) return ok({ course: e.course, lessonKey: next, mode: 'auto', state: inCourse });
   }
-  return refusals.nothingToStudy();
+  // Homework returned in any space the student studies in may still be waiting.
+  return nothingLeft(deps, principal, {
+    spaces: [mine.data.space, ...mine.data.enrollments.map((e) => e.space)],
+  });
 }

@@ -1,7 +1,7 @@
 import {
+  type CourseAccess,
   events as catalog,
   type GoalMarked,
-  type LessonCovered,
   LIMITS,
   mark_goal,
   type OutputOf,
@@ -12,6 +12,8 @@ import {
 } from '@studium/contracts';
 import { endpoint, eventEnvelope, Failure } from '@studium/platform';
 import type { z } from 'zod';
+import { continuationAfter } from '../continuation.ts';
+import { standingOf } from '../course-progress.ts';
 import type { LessonsDeps } from '../deps.ts';
 import {
   advanceRun,
@@ -27,12 +29,12 @@ import {
 import { quizStanding } from '../domain/quiz.ts';
 import { stepPhrase } from '../domain/teaching-rules.ts';
 import { refusals } from '../refusals.ts';
+import type { LoadedRelease } from '../releases.ts';
 import type { MarkContext, MarkWrite } from '../repositories/run.repository.ts';
 import { checkSession } from '../session-context.ts';
 import { eventBase } from '../write.ts';
 
 const GOAL_MARKED = catalog['lessons.goal_marked'].subject;
-const LESSON_COVERED = catalog['lessons.lesson_covered'].subject;
 
 const STATUSES: readonly string[] = ['open', 'done', 'planned', 'not_needed'];
 
@@ -46,6 +48,8 @@ type Decision =
       marks: Map<string, Mark>;
       next: RunStatus;
       lesson: ReleaseLesson;
+      access: CourseAccess;
+      active: LoadedRelease;
       reply: () => OutputOf<typeof mark_goal>;
     };
 
@@ -96,39 +100,57 @@ export function markGoalHandler(deps: LessonsDeps) {
       const marks = new Map(decided.marks);
       const mark = marks.get(args.goal);
       if (mark) marks.set(args.goal, { ...mark, marked_at: written.at });
-      deps.markContexts.set(args.session, { ...context, runStatus: decided.next, marks });
+      // The access document is not kept: the next call's check reads the current one.
+      deps.markContexts.set(args.session, { ...context, runStatus: decided.next, marks, accessDoc: undefined });
       // The events are committed without NOTIFY: this replica's relay publishes them shortly.
       deps.relay.kick();
-      return ok(await withQuizStanding(deps, session.run_id, decided.lesson, decided.reply()));
+      return ok(await withQuizStanding(deps, principal, session, decided, decided.reply()));
     }
   });
 }
 
-/** mark_goal's checks in the spec's order on a context, and what the write is when none refuses. */
 /**
  * The reply's next step once every required item is closed: the quiz, unless it has no attempt
- * left (next_step null, the dead-end phrase) or a pause is running (next says until when). Read
- * only then: the attempts do not change the item marks before it.
+ * left (next_step null, and next names what follows the failed lesson) or a pause is running
+ * (next says until when). Read only then: the attempts do not change the item marks before it.
  */
 async function withQuizStanding(
   deps: LessonsDeps,
-  runId: string,
-  lesson: ReleaseLesson,
+  principal: Principal,
+  session: { run_id: string; user_id: string; course: string },
+  decided: { lesson: ReleaseLesson; access: CourseAccess; active: LoadedRelease },
   reply: OutputOf<typeof mark_goal>,
 ): Promise<OutputOf<typeof mark_goal>> {
   if (reply.next_step?.kind !== 'quiz') return reply;
-  const standing = quizStanding(lesson.quiz, await deps.attempts.ofRun(runId), new Date());
+  const standing = quizStanding(decided.lesson.quiz, await deps.attempts.ofRun(session.run_id), new Date());
   if (!standing || (!standing.exhausted && !standing.retryAfter)) return reply;
   const step = standing.exhausted ? null : reply.next_step;
-  return { ...reply, next_step: step, next: stepPhrase(step, standing) };
+  const after = standing.exhausted
+    ? await continuationAfter(
+        deps,
+        principal,
+        session.course,
+        standingOf(await deps.courseStates.of(session.user_id, session.course), decided.active),
+        decided.access.programs,
+      )
+    : null;
+  return { ...reply, next_step: step, next: stepPhrase(step, standing, after) };
 }
 
+/** mark_goal's checks in the spec's order on a context, and what the write is when none refuses. */
+
 async function decide(deps: LessonsDeps, principal: Principal, args: Args, context: MarkContext): Promise<Decision> {
-  const loaded = await checkSession(deps, principal, args.session, context.session, { fresh: false }, (course) =>
-    deps.releases.activeFrom(course, context.activeRelease),
+  const loaded = await checkSession(
+    deps,
+    principal,
+    args.session,
+    context.session,
+    { fresh: false },
+    (course) => deps.releases.activeFrom(course, context.activeRelease),
+    context.accessDoc === undefined ? undefined : { doc: context.accessDoc },
   );
   if (!loaded.ok) return { refused: loaded };
-  const { session, active, placed } = loaded.data;
+  const { session, access, active, placed } = loaded.data;
   if (!placed) return { refused: refusals.lessonNotInRelease(session.course, session.lesson_key, active.release) };
   const lesson = placed.lesson;
 
@@ -157,16 +179,21 @@ async function decide(deps: LessonsDeps, principal: Principal, args: Args, conte
   const current = context.runStatus;
   const next = advanceRun(current, lesson, marks);
   const objStatus = objectiveStatus(found.objective.items, marks);
-  // `at` is the mark's time, set by the function.
-  const base = eventBase(session, '');
-  const marked: GoalMarked = { ...base, objective, goal: args.goal, status, objective_status: objStatus };
+  // One event per call: a mark that covers the lesson says so itself (lesson_covered was a second
+  // event before issue 32.4). `at` is the mark's time, set by the function.
+  const marked: GoalMarked = {
+    ...eventBase(session, ''),
+    objective,
+    goal: args.goal,
+    status,
+    objective_status: objStatus,
+    lesson_covered: next === 'covered' && current !== 'covered' && current !== 'passed',
+  };
   const events: MarkWrite['events'] = [{ subject: GOAL_MARKED, payload: eventEnvelope(GOAL_MARKED, marked) }];
-  if (next === 'covered' && current !== 'covered' && current !== 'passed') {
-    const covered: LessonCovered = { ...base };
-    events.push({ subject: LESSON_COVERED, payload: eventEnvelope(LESSON_COVERED, covered) });
-  }
   return {
     lesson,
+    access,
+    active,
     write: {
       run: session.run_id,
       session: session.id,

@@ -1,5 +1,7 @@
-import { ok, request_quiz } from '@studium/contracts';
+import { type OutputOf, ok, request_quiz } from '@studium/contracts';
 import { endpoint } from '@studium/platform';
+import { continuationAfter } from '../continuation.ts';
+import { standingOf } from '../course-progress.ts';
 import type { LessonsDeps } from '../deps.ts';
 import { openGoals } from '../domain/lesson-progress.ts';
 import { attemptGate, publicQuestion } from '../domain/quiz.ts';
@@ -8,6 +10,8 @@ import { cancelAttempt } from '../lesson-pass.ts';
 import { refusals } from '../refusals.ts';
 import { loadSession } from '../session-context.ts';
 import { Keep, writeRun } from '../write.ts';
+
+type Out = OutputOf<typeof request_quiz>;
 
 /**
  * request_quiz: returns the open attempt (on the active release) or starts one. An open attempt
@@ -32,7 +36,7 @@ export function requestQuizHandler(deps: LessonsDeps) {
     const quiz = lesson.quiz;
     if (!quiz?.questions.length) return refusals.quizNotConfigured();
 
-    return writeRun(deps, session.run_id, session, async (trx, run, _fresh, seen) => {
+    const reply = await writeRun<Out>(deps, session.run_id, session, async (trx, run, _fresh, seen) => {
       if (!seen) throw new Error('a session write without its session');
       const open = openGoals(lesson, seen.marks);
       if (open.length) return refusals.goalsOpen(open);
@@ -93,5 +97,16 @@ export function requestQuizHandler(deps: LessonsDeps) {
         ...(previous ? { previous_attempt_cancelled: previous } : {}),
       });
     });
+    if (reply.ok || reply.error.code !== 'quiz_attempts_exhausted' || !principal) return reply;
+    // The lesson failed for good: the refusal names what follows it (read after the lock is released).
+    const state = await deps.courseStates.of(session.user_id, session.course);
+    const after = await continuationAfter(
+      deps,
+      principal,
+      session.course,
+      standingOf(state, active),
+      loaded.data.access.programs,
+    );
+    return refusals.attemptsExhausted(Number(reply.error.attempts_used), after);
   });
 }

@@ -11,9 +11,11 @@ import {
   startLessonChannel,
 } from '@studium/contracts';
 import { endpoint, eventEnvelope, Failure } from '@studium/platform';
+import { continuationAfter } from '../continuation.ts';
+import { courseStanding, programLock, unpassableLessons } from '../course-progress.ts';
 import type { LessonsDeps } from '../deps.ts';
 import { lessonMap, nextStep } from '../domain/lesson-progress.ts';
-import { chooseOpening, nextOpenLesson, RETURN_AFTER_MS } from '../domain/opening.ts';
+import { chooseOpening, RETURN_AFTER_MS } from '../domain/opening.ts';
 import { attemptsLeft, quizStanding } from '../domain/quiz.ts';
 import { signals } from '../domain/signals.ts';
 import { CLOSING_RULES, QUIZ_RULES, START_RULES } from '../domain/teaching-rules.ts';
@@ -22,7 +24,8 @@ import { refusals } from '../refusals.ts';
 import { passedIn, runState } from '../repositories/course-state.ts';
 import { checkAccess } from '../session-context.ts';
 import { writeRun } from '../write.ts';
-import { chooseTarget, skippedLessons } from './lesson-choice.ts';
+import { chooseTarget } from './lesson-choice.ts';
+import { nothingLeft } from './nothing-left.ts';
 import { pastLessons, startView } from './start-view.ts';
 
 type Args = { lesson?: string; course?: string; frame?: boolean; space?: string };
@@ -48,6 +51,8 @@ async function startLesson(
   principal: Principal | null,
   args: Args,
   channel: string,
+  /** Without arguments, a course held back by its program gives way to the course to pass first (once). */
+  giveWay = true,
 ): Promise<Reply<Out>> {
   if (!principal) throw new Failure(401, 'no principal');
   if (channel !== 'agent' && channel !== 'web') return refusals.unknownChannel(channel);
@@ -62,16 +67,33 @@ async function startLesson(
     deps.releases.activeFrom(course, state.activeRelease),
   ]);
   if (!access.ok) return access;
-  if (access.data.program_previous) return refusals.programOrder(access.data.program_previous);
+  // The lock as lessons sees it: a previous course finished here a moment ago no longer holds this one.
+  const lock = await programLock(deps, user, access.data);
+  if (lock) {
+    // Chosen without arguments (the most urgent course): study the course the program puts first.
+    if (target.data.mode === 'auto' && giveWay) {
+      const first = await startLesson(deps, principal, { ...args, course: lock.course }, channel, false);
+      if (first.ok) return first;
+    }
+    return refusals.programOrder(lock);
+  }
   if (!active.ok) return active.error.code === 'course_not_found' ? refusals.courseNotReleased(course) : active;
   const release = active.data;
 
   const passed = passedIn(state);
   // Lessons that cannot be passed any more (required quiz exhausted) are skipped like passed ones.
-  const key = target.data.lessonKey ?? nextOpenLesson(release.order, skippedLessons(state, release));
-  if (key === null) return refusals.nothingToStudy(target.data.mode === 'course' ? course : undefined);
+  const failed = unpassableLessons(state, release);
+  const standing = courseStanding(release.order, passed, failed);
+  const key = target.data.lessonKey ?? standing.next;
+  if (key === null) {
+    return nothingLeft(deps, principal, { course, spaces: [access.data.space], programs: access.data.programs });
+  }
   const placed = release.lessons.get(key);
   if (!placed) return refusals.lessonNotFound(lessonId(course, key));
+  // A failed lesson opened by its id: its hints name what follows it.
+  const after = failed.has(key)
+    ? await continuationAfter(deps, principal, course, standing, access.data.programs)
+    : null;
 
   let web: { demoLeft: number } | null = null;
   if (channel === 'web') {
@@ -148,7 +170,7 @@ async function startLesson(
       documentUntouched: blocks?.length ? blocks.every((b) => !b.filled) : null,
       overdue: access.data.overdue,
       deadline: access.data.deadline,
-      lessonsLeft: release.order.filter((k) => !passed.has(k)).length,
+      lessonsLeft: release.order.filter((k) => !passed.has(k) && !failed.has(k)).length,
       now,
       said: kept?.signals ?? [],
     });
@@ -202,7 +224,7 @@ async function startLesson(
       await deps.runs.update(trx, run.id, { lesson_title: lesson.title, user_name: principal.full_name });
     }
     const finished = attempts.filter((a) => a.status === 'finished').length;
-    const standing = run.status === 'passed' ? null : quizStanding(lesson.quiz, attempts, now);
+    const quizState = run.status === 'passed' ? null : quizStanding(lesson.quiz, attempts, now);
 
     return ok(
       startView({
@@ -214,8 +236,9 @@ async function startLesson(
         run,
         marks,
         opening,
-        step: nextStep(lesson, marks, run.status === 'passed', standing?.exhausted),
-        quiz: standing,
+        step: nextStep(lesson, marks, run.status === 'passed', quizState?.exhausted),
+        quiz: quizState,
+        after,
         frame: args.frame !== false,
         ctx,
         history,

@@ -4,6 +4,7 @@ import {
   type ReleaseLesson,
   homeworkTask as sharedHomeworkTask,
 } from '@studium/contracts';
+import type { Continuation } from '../domain/continuation.ts';
 import { lessonMap, type Mark, type NextStep, objectiveStatus, quizRequired } from '../domain/lesson-progress.ts';
 import type { Opening } from '../domain/opening.ts';
 import type { QuizStanding } from '../domain/quiz.ts';
@@ -64,6 +65,8 @@ export interface StartViewInput {
   step: NextStep;
   /** Where the required quiz stands (exhausted, a pause running); null without one or once passed. */
   quiz: QuizStanding | null;
+  /** What follows a failed lesson (its required quiz exhausted); null for any other. */
+  after: Continuation | null;
   frame: boolean;
   ctx: LessonContext;
   history: ReturnType<typeof pastLessons>;
@@ -108,8 +111,10 @@ export function startView(v: StartViewInput) {
         signals: v.signals.length > 0,
         reports: reports !== null,
         previousHomework: v.ctx.previousHomework !== null,
+        returned: v.ctx.returnedHomework,
       },
       v.quiz,
+      v.after,
     ),
     resume_from: v.run.resume_from,
     directive: lesson.directive || null,
@@ -129,6 +134,7 @@ export function startView(v: StartViewInput) {
     },
     homework: homeworkTask(lesson),
     previous_homework: v.ctx.previousHomework,
+    ...(v.ctx.returnedHomework.length ? { returned_homework: v.ctx.returnedHomework } : {}),
     ...(v.signals.length ? { signals: v.signals } : {}),
     ...(v.channel === 'agent' ? { teaching_rules: START_RULES } : {}),
   };

@@ -1,7 +1,9 @@
-import { type OutputOf, ok, type QuizAttemptFinished, submit_answer } from '@studium/contracts';
+import { type OutputOf, ok, type QuizAttemptFinished, type QuizVerdict, submit_answer } from '@studium/contracts';
 import { emitEvent, endpoint, Failure } from '@studium/platform';
+import { continuationAfter } from '../continuation.ts';
+import type { CourseStanding } from '../course-progress.ts';
 import type { LessonsDeps } from '../deps.ts';
-import { openGoals } from '../domain/lesson-progress.ts';
+import { openGoals, quizRequired } from '../domain/lesson-progress.ts';
 import {
   attemptsLeft,
   explanationsForWrong,
@@ -12,9 +14,9 @@ import {
   retryAfter,
   score,
 } from '../domain/quiz.ts';
-import { CLOSING_RULES, QUESTION_NEXT, QUIZ_EXHAUSTED_NEXT } from '../domain/teaching-rules.ts';
+import { CLOSING_RULES, QUESTION_NEXT, quizExhaustedNext } from '../domain/teaching-rules.ts';
 import { fetchEmptyBlocks } from '../lesson-context.ts';
-import { cancelAttempt, nextLessonRef, passRun } from '../lesson-pass.ts';
+import { cancelAttempt, failRun, nextLessonRef, passRun } from '../lesson-pass.ts';
 import { refusals } from '../refusals.ts';
 import { answerContext, answerState, writeAnswer } from '../repositories/answer-state.ts';
 import { sessionAccess } from '../session-context.ts';
@@ -44,14 +46,16 @@ export function submitAnswerHandler(deps: LessonsDeps) {
     const session = found.session;
     if (!session) throw new Error(`attempt ${attempt.id} without its session`);
     const [access, active] = await Promise.all([
-      sessionAccess(deps, principal, session),
+      sessionAccess(deps, principal, session, true, { doc: found.accessDoc }),
       deps.releases.activeFrom(attempt.course, found.activeRelease),
     ]);
     if (!access.ok) return access;
     if (!active.ok) return refusals.courseNotReleased(attempt.course);
     const release = active.data;
 
-    let closing: { passed: Set<string> } | null = null;
+    let closing: CourseStanding | null = null;
+    // The course's standing when this answer failed the lesson for good (no attempt left).
+    let failing: CourseStanding | null = null;
     const reply = await writeRun<Out>(deps, attempt.run_id, null, async (trx, run) => {
       // One read under the lock: the attempt, the active release row, the answers, marks and passed lessons.
       const seen = await answerState(trx, attempt.id);
@@ -119,14 +123,9 @@ export function submitAnswerHandler(deps: LessonsDeps) {
       const passed = passes(value, a.threshold);
       const finishedAt = await deps.attempts.finish(trx, a.id, value, passed);
       if (!finishedAt) return refusals.attemptFinished(a.id);
-      const finished: QuizAttemptFinished = {
-        ...eventBase(session, finishedAt),
-        attempt: a.id,
-        number: a.number,
-        score: value,
-        passed,
-      };
-      await emitEvent(trx, 'lessons.quiz_attempt_finished', finished);
+      // One event per answer: the verdict travels in lesson_passed or lesson_failed when it passed
+      // or failed the lesson, and as quiz_attempt_finished only otherwise (issue 32.4).
+      const outcome: QuizVerdict = { attempt: a.id, number: a.number, score: value, passed };
       const base = {
         score: value,
         pass_threshold: a.threshold,
@@ -134,7 +133,7 @@ export function submitAnswerHandler(deps: LessonsDeps) {
         objective_results: objectiveResults(a.questions, given),
       };
       if (passed) {
-        const passedKeys = await passRun(trx, deps, {
+        const standing = await passRun(trx, deps, {
           run,
           session,
           access: access.data,
@@ -143,8 +142,9 @@ export function submitAnswerHandler(deps: LessonsDeps) {
           at: finishedAt,
           passed: seen.passed,
           close: session.id,
+          verdict: outcome,
         });
-        closing = { passed: passedKeys };
+        closing = standing;
         return ok({
           verdict,
           next_question: null,
@@ -153,7 +153,7 @@ export function submitAnswerHandler(deps: LessonsDeps) {
             ...base,
             session_status: 'closed',
             explanations: explanationsForWrong(a.questions, given),
-            next_lesson: nextLessonRef(current, passedKeys),
+            next_lesson: nextLessonRef(current, standing),
             empty_blocks: [],
           },
           ...(session.channel === 'agent' ? { teaching_rules: CLOSING_RULES } : {}),
@@ -164,12 +164,26 @@ export function submitAnswerHandler(deps: LessonsDeps) {
       const used = all.filter((x) => x.status === 'finished').length;
       const left = attemptsLeft(quiz, used);
       const retry = left === 0 ? null : retryAfter(quiz, all);
-      const after =
-        left === 0 && placed.lesson.quiz?.required
-          ? { next: QUIZ_EXHAUSTED_NEXT }
-          : retry
-            ? { next: `Попытка не сдана: пересдача — не раньше ${retry.toISOString()} (retry_after).` }
-            : {};
+      if (left === 0 && quizRequired(placed.lesson)) {
+        failing = await failRun(trx, deps, {
+          run,
+          session,
+          active: current,
+          at: finishedAt,
+          passed: seen.passed,
+          attemptsUsed: used,
+          verdict: outcome,
+        });
+      } else {
+        const finished: QuizAttemptFinished = { ...eventBase(session, finishedAt), ...outcome };
+        await emitEvent(trx, 'lessons.quiz_attempt_finished', finished);
+      }
+      // The failed lesson's next is completed after the commit (it may ask enrollment).
+      const after = failing
+        ? { next: quizExhaustedNext(null) }
+        : retry
+          ? { next: `Попытка не сдана: пересдача — не раньше ${retry.toISOString()} (retry_after).` }
+          : {};
       return ok({
         verdict,
         next_question: null,
@@ -183,6 +197,13 @@ export function submitAnswerHandler(deps: LessonsDeps) {
         },
       });
     });
+    const failed: CourseStanding | null = failing;
+    if (reply.ok && failed) {
+      // What follows the failed lesson: the course's next lesson or, the course finished, the next course of the program.
+      reply.data.next = quizExhaustedNext(
+        await continuationAfter(deps, principal, session.course, failed, access.data.programs),
+      );
+    }
     if (reply.ok && closing && reply.data.result) {
       // The document's empty sections come from homework after the commit (never under the lock).
       reply.data.result.empty_blocks = await fetchEmptyBlocks(

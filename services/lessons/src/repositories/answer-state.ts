@@ -1,3 +1,4 @@
+import type { AccessChanged } from '@studium/contracts';
 import { type Kysely, sql } from 'kysely';
 import type { LessonsDb } from '../db.ts';
 import type { Trx } from '../write.ts';
@@ -18,15 +19,19 @@ export async function answerContext(db: Kysely<LessonsDb>, attemptId: string) {
     ])
     .select(SESSION_COLUMNS.map((c) => `s.${c}` as const))
     .select('ar.release as active_release')
+    .select(
+      sql<AccessChanged | null>`(select d.doc from access_students d where d.user_id = a.user_id)`.as('access_doc'),
+    )
     .where('a.id', '=', attemptId)
     .executeTakeFirst();
   if (!row) return undefined;
-  const { attempt_id, attempt_user, attempt_run, attempt_course, active_release, ...session } = row;
+  const { attempt_id, attempt_user, attempt_run, attempt_course, active_release, access_doc, ...session } = row;
   return {
     attempt: { id: attempt_id, user_id: attempt_user, run_id: attempt_run, course: attempt_course },
     // A left join: every session column is null without the session.
     session: session.id === null ? undefined : (session as Session),
     activeRelease: active_release,
+    accessDoc: access_doc,
   };
 }
 

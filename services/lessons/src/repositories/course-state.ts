@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import type pg from 'pg';
 import type { Mark } from '../domain/lesson-progress.ts';
 import type { PastAttempt } from '../domain/quiz.ts';
@@ -64,9 +64,16 @@ type AttemptRow = [string, PastAttempt['status'], boolean | null, string | null]
 export class CourseStates {
   constructor(private readonly pool: pg.Pool) {}
 
-  async of(user: string, course: string | null): Promise<CourseState> {
-    const { rows } = await this.pool.query({ ...COURSE_STATE, values: [user, course] });
-    const row = rows[0];
+  /**
+   * Inside a transaction, pass it: the read runs on the transaction's own connection. Taking a
+   * second connection from the pool while holding one deadlocks once the pool is that small
+   * (every connection held by a transaction waiting for another; seen with DB_POOL_MAX=2).
+   */
+  async of(user: string, course: string | null, trx?: Trx): Promise<CourseState> {
+    const rows = trx
+      ? (await trx.executeQuery<Record<string, unknown>>(CompiledQuery.raw(COURSE_STATE.text, [user, course]))).rows
+      : (await this.pool.query({ ...COURSE_STATE, values: [user, course] })).rows;
+    const row = rows[0] as Record<string, never>;
     const runs = (row.runs as Run[]).map((r) => ({
       ...r,
       accepted_at: iso(r.accepted_at) as string,

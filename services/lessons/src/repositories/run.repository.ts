@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { AccessChanged } from '@studium/contracts';
 import { type Kysely, sql } from 'kysely';
 import type pg from 'pg';
 import type { LessonsDb } from '../db.ts';
@@ -42,6 +43,11 @@ export interface MarkContext {
   activeRelease: string | null;
   runStatus: RunStatus;
   marks: Map<string, Mark>;
+  /**
+   * The student's access document from the projection, read with the session (null: none);
+   * undefined in a context kept between calls, whose check reads the current one.
+   */
+  accessDoc?: AccessChanged | null;
 }
 
 /** mark_goal's write, as the migration's function mark_goal_write takes it. */
@@ -57,7 +63,10 @@ export interface MarkWrite {
   /** The state the decision was made on. */
   seen: Pick<MarkContext, 'runStatus' | 'marks' | 'activeRelease'>;
   next: RunStatus;
-  /** Envelopes for the outbox, in order; the function sets each one's data.at to the mark's time. */
+  /**
+   * Envelopes for the outbox, in order; the function sets each one's data.at to the mark's time.
+   * mark_goal gives one (goal_marked, which also says when the mark covered the lesson).
+   */
   events: Array<{ subject: string; payload: unknown }>;
 }
 
@@ -86,6 +95,7 @@ const MARK_CONTEXT = {
   text: `select s.id, s.run_id, s.user_id, s.course, s.lesson_key, s.space, s.organization, s.channel, s.status,
       s.release, s.started_at, s.last_activity_at, s.closed_at, s.signals,
       a.release as active_release, r.status as run_status,
+      (select d.doc from access_students d where d.user_id = s.user_id) as access_doc,
       (select coalesce(json_agg(json_build_array(m.goal, m.objective, m.status, m.evidence, m.session_id, m.marked_at)), '[]')
          from goal_marks m where m.run_id = s.run_id) as marks
     from sessions s
@@ -112,8 +122,14 @@ export class RunRepository {
     const { rows } = await this.requirePool().query({ ...MARK_CONTEXT, values: [sessionId] });
     const row = rows[0];
     if (!row) return undefined;
-    const { active_release, run_status, marks, ...session } = row;
-    return { session: session as Session, activeRelease: active_release, runStatus: run_status, marks: marksOf(marks) };
+    const { active_release, run_status, marks, access_doc, ...session } = row;
+    return {
+      session: session as Session,
+      activeRelease: active_release,
+      runStatus: run_status,
+      marks: marksOf(marks),
+      accessDoc: access_doc ?? null,
+    };
   }
 
   /**

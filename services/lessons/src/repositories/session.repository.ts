@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { AccessChanged } from '@studium/contracts';
 import { type Kysely, sql } from 'kysely';
 import type { Channel, LessonsDb, SessionStatus } from '../db.ts';
 import type { Mark } from '../domain/lesson-progress.ts';
@@ -22,6 +23,13 @@ export const SESSION_COLUMNS = [
   'signals',
 ] as const;
 
+/**
+ * The session's student's access document from the access projection (null without one), read
+ * with the session: the access check of a session tool then makes no round trip of its own.
+ */
+export const ACCESS_DOC =
+  sql<AccessChanged | null>`(select d.doc from access_students d where d.user_id = s.user_id)`.as('access_doc');
+
 export type MarkRow = [string, string, Mark['status'], string | null, string, string];
 
 /** Marks as the json of a statement gives them (PostgreSQL's timestamp text), by item key. */
@@ -41,6 +49,8 @@ export interface SessionWithRun {
   passed: Set<string>;
   /** The course's active release as active_releases records it (null: none yet). */
   activeRelease: string | null;
+  /** The student's access document (see {@link ACCESS_DOC}). */
+  accessDoc: AccessChanged | null;
 }
 
 /** A session to create. */
@@ -71,17 +81,18 @@ export class SessionRepository {
   async findWithActive(
     id: string,
     q: Q = this.db,
-  ): Promise<{ session: Session; activeRelease: string | null } | undefined> {
+  ): Promise<{ session: Session; activeRelease: string | null; accessDoc: AccessChanged | null } | undefined> {
     const row = await q
       .selectFrom('sessions as s')
       .leftJoin('active_releases as a', 'a.course', 's.course')
       .select(SESSION_COLUMNS.map((c) => `s.${c}` as const))
       .select('a.release as active_release')
+      .select(ACCESS_DOC)
       .where('s.id', '=', id)
       .executeTakeFirst();
     if (!row) return undefined;
-    const { active_release, ...session } = row;
-    return { session, activeRelease: active_release };
+    const { active_release, access_doc, ...session } = row;
+    return { session, activeRelease: active_release, accessDoc: access_doc };
   }
 
   /**
@@ -101,14 +112,16 @@ export class SessionRepository {
           'passed',
         ),
         sql<string | null>`(select a.release from active_releases a where a.course = s.course)`.as('active_release'),
+        ACCESS_DOC,
       ])
       .where('s.id', '=', id)
       .executeTakeFirst();
     if (!row) return undefined;
-    const { marks, passed, active_release, ...session } = row;
+    const { marks, passed, active_release, access_doc, ...session } = row;
     return {
       session,
       activeRelease: active_release,
+      accessDoc: access_doc,
       marks: marksFrom(marks),
       passed: new Set(passed),
     };

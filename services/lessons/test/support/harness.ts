@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import {
+  ACCESS_CHANGED,
   enroll,
   lessonId,
   mark_goal,
@@ -10,6 +11,7 @@ import {
   type ToolContract,
 } from '@studium/contracts';
 import { createTestEnv, eventually, type TestEnv } from '@studium/testing';
+import { sql } from 'kysely';
 import type { z } from 'zod';
 import { startCourses } from '../../../../test/support/courses.ts';
 import { EXAMPLES, publishMap, startLessons, studentOf } from '../../../../test/support/lessons.ts';
@@ -73,9 +75,27 @@ export async function startHarness(name: string, lessonsConfig: Record<string, s
     return out;
   }
 
+  /**
+   * Waits (5 s at most) until lessons' access projection holds the user's latest access document
+   * from enrollment's outbox: course access follows enrollment within one event's lag.
+   */
+  async function accessSettled(user: string) {
+    await eventually(async () => {
+      const want = await sql<{ v: string | null }>`select max((payload -> 'data' ->> 'version')::bigint)::text as v
+        from outbox where subject = ${ACCESS_CHANGED} and payload -> 'data' ->> 'user' = ${user}`.execute(
+        enrollment.db,
+      );
+      const got = await sql<{
+        v: string;
+      }>`select version::text as v from access_students where user_id = ${user}`.execute(lessons.db);
+      if (got.rows[0]?.v !== want.rows[0]?.v) throw new Error(`access projection behind for ${user}`);
+    }, 5000);
+  }
+
   return {
     env,
     cover,
+    accessSettled,
     answersOf,
     enrollment,
     courses,

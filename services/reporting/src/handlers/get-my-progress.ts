@@ -37,6 +37,8 @@ export function getMyProgressHandler(reports: ReportRepository) {
         lessons_passed: r.lessons_passed,
         lessons_total: r.lessons_total,
         completed: r.completed,
+        lessons_failed: r.lessons_failed,
+        finished: r.finished,
         documents: r.documents,
       }));
       const sessions = await reports.sessions(g, principal.user, { spaces: scope.spaces }, RECENT_SESSIONS);

@@ -5,6 +5,7 @@ import type {
   Enrolled,
   GoalMarked,
   HomeworkChanged,
+  LessonFailed,
   LessonPassed,
   MembershipChanged,
   OrganizationChanged,
@@ -21,6 +22,34 @@ type LessonPlace = Pick<
   SessionStarted,
   'user' | 'course' | 'lesson' | 'lesson_key' | 'session' | 'space' | 'organization' | 'at'
 >;
+
+/** A course's progress as the progress table keeps it, from lesson_passed or lesson_failed. */
+export type ProgressRow = {
+  user_id: string;
+  course: string;
+  lessons_passed: number;
+  lessons_total: number;
+  completed: boolean;
+  lessons_failed: number;
+  finished: boolean;
+  at: string;
+};
+
+/** The progress row of a lesson_passed or lesson_failed (older events carry no failed lessons: none). */
+export function progressRow(e: LessonPassed | LessonFailed): ProgressRow {
+  // lesson_failed has no course_completed: a failed lesson is never a completed course.
+  const completed = (e as LessonPassed).course_completed === true;
+  return {
+    user_id: e.user,
+    course: e.course,
+    lessons_passed: e.lessons_passed,
+    lessons_total: e.lessons_total,
+    completed,
+    lessons_failed: (e.failed_lessons as string[] | undefined)?.length ?? 0,
+    finished: (e.course_finished as boolean | undefined) ?? completed,
+    at: e.at,
+  };
+}
 
 /**
  * Session statuses in the order they advance; a session never goes back. abandoned (another
@@ -156,7 +185,9 @@ export class ProjectionRepository {
     );
   }
 
+  /** An objective's status; a mark that covered the lesson (`lesson_covered`) also advances the session. */
   async goalMarked(e: GoalMarked): Promise<void> {
+    if (e.lesson_covered) await this.sessionStatus(e, 'covered');
     await this.withTouch(
       sql`insert into ${this.t('objective_statuses')} as x (session, objective, status, at)
       values (${e.session}, ${e.objective}, ${e.objective_status}, ${e.at})
@@ -168,15 +199,38 @@ export class ProjectionRepository {
     );
   }
 
+  /** A passed lesson: the session, the course's progress and the attempt that passed it (`quiz_attempt`). */
   async lessonPassed(e: LessonPassed): Promise<void> {
     await this.sessionStatus(e, 'passed');
+    await this.progress(progressRow(e));
+    await this.verdict(e);
+  }
+
+  /** A lesson that can no longer be passed: the course's progress and its last attempt (no session changes). */
+  async lessonFailed(e: LessonFailed): Promise<void> {
+    await this.progress(progressRow(e));
+    await this.verdict(e);
+  }
+
+  /** The attempt a lesson_passed or lesson_failed carries, written as its quiz_attempt_finished did before. */
+  private async verdict(e: LessonPassed | LessonFailed): Promise<void> {
+    const v = e.quiz_attempt;
+    if (v) await this.attempt({ ...e, ...v }, v.passed ? 'Passed' : 'Failed', v.score, v.passed);
+  }
+
+  /** The course's progress as lessons reported it last (newest `at` wins). */
+  private async progress(r: ProgressRow): Promise<void> {
+    const newer = sql`x.progress_at is null or x.progress_at <= excluded.progress_at`;
     await sql`insert into ${this.t('progress')} as x
-        (user_id, course, lessons_passed, lessons_total, completed, progress_at, last_activity)
-      values (${e.user}, ${e.course}, ${e.lessons_passed}, ${e.lessons_total}, ${e.course_completed}, ${e.at}, ${e.at})
+        (user_id, course, lessons_passed, lessons_total, completed, lessons_failed, finished, progress_at, last_activity)
+      values (${r.user_id}, ${r.course}, ${r.lessons_passed}, ${r.lessons_total}, ${r.completed},
+        ${r.lessons_failed}, ${r.finished}, ${r.at}, ${r.at})
       on conflict (user_id, course) do update set
-        lessons_passed = case when x.progress_at is null or x.progress_at <= excluded.progress_at then excluded.lessons_passed else x.lessons_passed end,
-        lessons_total = case when x.progress_at is null or x.progress_at <= excluded.progress_at then excluded.lessons_total else x.lessons_total end,
-        completed = case when x.progress_at is null or x.progress_at <= excluded.progress_at then excluded.completed else x.completed end,
+        lessons_passed = case when ${newer} then excluded.lessons_passed else x.lessons_passed end,
+        lessons_total = case when ${newer} then excluded.lessons_total else x.lessons_total end,
+        completed = case when ${newer} then excluded.completed else x.completed end,
+        lessons_failed = case when ${newer} then excluded.lessons_failed else x.lessons_failed end,
+        finished = case when ${newer} then excluded.finished else x.finished end,
         progress_at = greatest(x.progress_at, excluded.progress_at),
         last_activity = greatest(x.last_activity, excluded.last_activity)`.execute(this.db);
   }
@@ -190,7 +244,12 @@ export class ProjectionRepository {
     await this.attempt(e, 'Cancelled', 0, false);
   }
 
-  private async attempt(e: QuizAttemptFinished | QuizAttemptCancelled, status: string, score: number, passed: boolean) {
+  private async attempt(
+    e: LessonPlace & { attempt: string; number: number },
+    status: string,
+    score: number,
+    passed: boolean,
+  ) {
     await this.withTouch(
       sql`insert into ${this.t('attempts')}
         (attempt, user_id, course, lesson, lesson_key, session, space, number, status, score, passed, finished_at)
@@ -376,15 +435,19 @@ export class BatchProjection {
           where x.at <= excluded.at`;
       case 'progress':
         return sql`insert into ${this.t('progress')} as x
-            (user_id, course, lessons_passed, lessons_total, completed, progress_at, last_activity)
-          select distinct on (user_id, course) user_id, course, lessons_passed, lessons_total, completed, at, at
+            (user_id, course, lessons_passed, lessons_total, completed, lessons_failed, finished, progress_at,
+              last_activity)
+          select distinct on (user_id, course) user_id, course, lessons_passed, lessons_total, completed,
+            lessons_failed, finished, at, at
           from jsonb_to_recordset(${json}) as r(ord int, user_id text, course text, lessons_passed int,
-            lessons_total int, completed boolean, at timestamptz)
+            lessons_total int, completed boolean, lessons_failed int, finished boolean, at timestamptz)
           order by user_id, course, at desc, ord desc
           on conflict (user_id, course) do update set
             lessons_passed = case when x.progress_at is null or x.progress_at <= excluded.progress_at then excluded.lessons_passed else x.lessons_passed end,
             lessons_total = case when x.progress_at is null or x.progress_at <= excluded.progress_at then excluded.lessons_total else x.lessons_total end,
             completed = case when x.progress_at is null or x.progress_at <= excluded.progress_at then excluded.completed else x.completed end,
+            lessons_failed = case when x.progress_at is null or x.progress_at <= excluded.progress_at then excluded.lessons_failed else x.lessons_failed end,
+            finished = case when x.progress_at is null or x.progress_at <= excluded.progress_at then excluded.finished else x.finished end,
             progress_at = greatest(x.progress_at, excluded.progress_at),
             last_activity = greatest(x.last_activity, excluded.last_activity)`;
       case 'attempt':

@@ -153,13 +153,16 @@ export class ReportRepository {
       lessons_passed: number;
       lessons_total: number;
       completed: boolean;
+      lessons_failed: number;
+      finished: boolean;
       last_activity: string | null;
       overdue: boolean;
       documents: Array<{ artifact: string; title: string; blocks_total: number; blocks_filled: number }>;
     }>`select e.course, coalesce(c.title, e.course) as title, e.space, e.organization, e.self_enrolled, e.mandatory,
         e.deadline, coalesce(p.lessons_passed, 0) as lessons_passed,
         coalesce(nullif(p.lessons_total, 0), c.lessons_total, 0) as lessons_total,
-        coalesce(p.completed, false) as completed, p.last_activity,
+        coalesce(p.completed, false) as completed, coalesce(p.lessons_failed, 0) as lessons_failed,
+        coalesce(p.finished or p.completed, false) as finished, p.last_activity,
         (e.deadline is not null and e.deadline < now() and not coalesce(p.completed, false)) as overdue,
         coalesce((select jsonb_agg(x.doc order by x.doc ->> 'artifact') from (
             select jsonb_build_object('artifact', d.artifact, 'title', d.title,

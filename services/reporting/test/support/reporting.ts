@@ -11,8 +11,8 @@ import {
   type SessionStarted,
   type ToolContract,
 } from '@studium/contracts';
-import { createBus, migrate, openDatabase, PLATFORM_MIGRATIONS } from '@studium/platform';
-import { SERVICE_TRUST, type TestEnv } from '@studium/testing';
+import { migrate, openDatabase, PLATFORM_MIGRATIONS } from '@studium/platform';
+import type { TestEnv } from '@studium/testing';
 import { Registry } from 'prom-client';
 import { controlled } from '../../../../test/support/stack.ts';
 import { createApp, MIGRATIONS, type ReportingApp } from '../../src/app.ts';
@@ -23,10 +23,10 @@ import type { ReportingDb } from '../../src/db.ts';
 export async function startReporting(env: TestEnv, overrides: Record<string, string> = {}) {
   const database = openDatabase<ReportingDb>(env.databaseUrl, SCHEMA, 6);
   await migrate(database.pool, SCHEMA, [PLATFORM_MIGRATIONS, MIGRATIONS]);
-  const bus = createBus(env.nc, { prefix: env.prefix, timeoutMs: 5000, log: env.log, trust: SERVICE_TRUST });
+  const { nc, bus } = await env.serviceBus('reporting', { timeoutMs: 5000, log: env.log });
   const metrics = new Registry();
   const config = { SUBJECT_PREFIX: env.prefix, ...overrides } as never;
-  const start = () => createApp({ bus, nc: env.nc, database, log: env.log, config, metrics });
+  const start = () => createApp({ bus, nc, database, log: env.log, config, metrics });
   return Object.assign(await controlled<ReportingApp>(start, database), { database, db: database.db, metrics });
 }
 

@@ -2,6 +2,7 @@ import { phraseFor } from '@studium/contracts';
 import { eventually } from '@studium/testing';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectNoSeriousViolations } from '../../../../../test/support/axe.ts';
 import { connectAgent, data } from '../../../../../test/support/clients.ts';
 import { passLesson } from '../../../../../test/support/teach.ts';
 import { apiAs, openPage, startCabinetStack } from './stack.ts';
@@ -30,6 +31,13 @@ afterAll(async () => {
 });
 
 const signIn = (user: string, width?: number) => s.signIn(user, width);
+let submissionId = '';
+/** Every page of the cabinet, with this file's course and a submission of its homework. */
+function cabinetPages(): string[] {
+  const c = `/cabinet/courses/${course}`;
+  const pages = ['/cabinet', c, `${c}/release`, `${c}/notes`, `${c}/reports`, `${c}/passes`, `${c}/testers`];
+  return [...pages, '/cabinet/homework', `/cabinet/homework/${encodeURIComponent(submissionId)}`];
+}
 const open = (page: Page, path: string) => openPage(page, s.edge.url, path);
 type Note = {
   note: string;
@@ -138,8 +146,9 @@ describe('reports, passes and homework', () => {
     await open(curator, `/cabinet/courses/${course}/reports`);
     const card = curator.locator('article.report').first();
     await card.waitFor();
-    // Student text is shown as quoted text, never as HTML.
+    // Student text is shown as quoted text, never as HTML; the lesson by its title.
     expect(await card.locator('.student-text').textContent()).toContain(hostile);
+    expect(await card.textContent()).toContain('урок «Текстовая домашка»');
     expect(await card.locator('.student-text img, .student-text b').count()).toBe(0);
     await shot(curator, `cabinet-reports-desktop.png`);
     await card.locator('select[name=status]').selectOption('fixed');
@@ -158,6 +167,10 @@ describe('reports, passes and homework', () => {
     await run.waitFor();
     expect(await run.locator('.student-text').first().textContent()).toContain('«<i>договорились</i>»');
     expect(await run.locator('.student-text i').count()).toBe(0);
+    // Objectives and items in words: the objective's text, the item's title and its kind in Russian.
+    const objective = run.locator('[data-objective="o-l-text"]');
+    expect(await objective.locator('p').first().textContent()).toContain('Цель урока Текстовая домашка');
+    expect(await objective.locator('[data-goal="term:T1"]').textContent()).toMatch(/^термин Термин — разобран/);
     // The course-wide counts (pass_counts): the lesson's row says how many started it.
     await curator.locator('#reached tr.lesson').first().waitFor();
     expect(await curator.locator('#reached tr.lesson').first().textContent()).toMatch(/начали [1-9]\d*, прошли \d+/);
@@ -177,12 +190,19 @@ describe('reports, passes and homework', () => {
       }),
     );
     await open(curator, '/cabinet/homework');
+    // The queue names the course and lesson by title and the student by name, the login beside it.
+    const item = curator.locator('#queue article').first();
+    await item.waitFor();
+    expect(await item.locator('h2').textContent()).toBe('Договорённости в команде · Текстовая домашка');
+    expect(await item.locator('.student').textContent()).toBe('Анна Смирнова (anna@hw)');
     await curator.locator('#queue article a').first().click();
     await curator.waitForSelector('#submission-status');
+    submissionId = decodeURIComponent(new URL(curator.url()).pathname.split('/').pop() ?? '');
     expect(await curator.locator('.student-text').first().textContent()).toContain('<script>x</script>');
     await curator.fill('textarea[name=comment]', 'Добавьте срок и ответственного');
     await curator.click('#return');
     await curator.locator('#submission-status[data-status="Returned"]').waitFor();
+    expect(await curator.textContent('main.content h1')).toBe('Домашка: Договорённости в команде · Текстовая домашка');
     await shot(curator, `cabinet-homework-desktop.png`);
     const mine = data(await s.student.callTool('my_homework', { lesson: lesson(), space: 'acme' }));
     expect((mine.items as Array<{ last_comment: string }>)[0].last_comment).toBe('Добавьте срок и ответственного');
@@ -190,7 +210,7 @@ describe('reports, passes and homework', () => {
 });
 
 describe('testers of an unopened course', () => {
-  it('a tester granted in the cabinet studies the course through the agent and the web pages', async () => {
+  it('a tester granted in the cabinet finds the course in the catalog, marked, and studies it', async () => {
     const tess = await connectAgent(
       'v1',
       `${s.edge.url}/mcp`,
@@ -204,18 +224,84 @@ describe('testers of an unopened course', () => {
       await curator.click('#grant button[type=submit]');
       await curator.locator('#testers [data-tester="tess@hw"]').waitFor();
       await shot(curator, `cabinet-testers-desktop.png`);
-      await eventually(async () => data(await tess.callTool('enroll', { course: unopened })));
+      // The agent's catalog lists it as a course to test, enrollable (no announcement to the tester).
+      type Entry = { course: string; upcoming: boolean; testing?: boolean };
+      await eventually(async () => {
+        const catalog = data(await tess.callTool('list_catalog', {})).courses as Entry[];
+        expect(catalog.find((c) => c.course === unopened)).toMatchObject({ upcoming: false, testing: true });
+      });
+      // So does the web catalog: marked, and «Записаться» enrolls.
+      const page = await signIn('tess@hw');
+      await page.goto(`${s.edge.url}/catalog`);
+      const card = page.locator(`[data-course="${unopened}"]`);
+      await card.waitFor({ timeout: 20_000 });
+      expect(await card.locator('.badge').textContent()).toBe('тестирование');
+      await shot(page, 'web-catalog-testing-desktop.png');
+      await card.locator('button.enroll').click();
+      await page.waitForURL((u) => u.pathname.startsWith('/lessons/'));
       const started = data(await tess.callTool('start_lesson', { course: unopened }));
       expect(started.session).toEqual(expect.any(String));
-      const page = await signIn('tess@hw');
       await page.goto(`${s.edge.url}/`);
-      await expect
-        .poll(() => page.locator('main.content').textContent(), { timeout: 20_000 })
-        .toContain('Договорённости в команде');
+      const mine = page.locator(`#my-courses [data-course="${unopened}"]`);
+      await mine.waitFor({ timeout: 20_000 });
+      expect(await mine.textContent()).toContain('Договорённости в команде');
+      expect(await mine.textContent()).toContain('тестирование: курс ещё не открыт');
       await page.context().close();
     } finally {
       await tess.close();
     }
+  });
+});
+
+describe('words, not ids', () => {
+  // Course ids, release keys of lessons, objectives and items, item kinds, tool names: none of it
+  // is for a person to read (it stays in links and data attributes).
+  const ID =
+    /crs_|tst-|course_notes|\b(term|choice|execution|misconception)\b|\b[a-z]+:[A-Z]\d\b|\b[op]?-?l-(text|both|files|none)\b/;
+
+  it('every cabinet page shows titles and Russian words, the course page headed by its title', async () => {
+    await open(curator, `/cabinet/courses/${course}`);
+    await expect.poll(() => curator.textContent('#course-title')).toBe('Договорённости в команде');
+    expect(await curator.textContent('#course-name')).toBe('Договорённости в команде');
+    await shot(curator, 'cabinet-course-desktop.png');
+    for (const path of cabinetPages()) {
+      await open(curator, path);
+      await curator.waitForLoadState('networkidle');
+      // biome-ignore lint/performance/useDomNodeTextContent: what a person reads is the rendered text
+      expect(await curator.innerText('main.content'), path).not.toMatch(ID);
+    }
+  });
+
+  it('filters the homework queue by one of the curator’s courses, chosen by title', async () => {
+    await open(curator, '/cabinet/homework');
+    await curator.selectOption('select[name=status]', 'Returned');
+    const filter = curator.locator('select[name=course]');
+    await expect
+      .poll(() => filter.locator('option').allTextContents())
+      .toEqual(['все мои курсы', 'Договорённости в команде']);
+    expect(await filter.locator('option').nth(1).getAttribute('value')).toBe(course);
+    const asked = curator.waitForRequest(
+      (r) => r.url().endsWith('/api/cabinet/tools/homework_queue') && r.postDataJSON()?.course === course,
+    );
+    await filter.selectOption(course);
+    await asked;
+    await curator.locator('#queue article').first().waitFor();
+    expect(await curator.locator('#queue article h2').first().textContent()).toContain('Договорённости в команде');
+    await shot(curator, 'cabinet-queue-desktop.png');
+  });
+});
+
+describe('accessibility', () => {
+  it('no cabinet page has a moderate or worse axe violation, at 1280 and at 390 px', async () => {
+    const phone = await signIn('curator@hw', 390);
+    for (const page of [curator, phone]) {
+      for (const path of cabinetPages()) {
+        await open(page, path);
+        await page.waitForLoadState('networkidle');
+        await expectNoSeriousViolations(page);
+      }
+    }
+    await phone.context().close();
   });
 });
 
@@ -275,6 +361,7 @@ describe('access and hostile input', () => {
     const anna = await signIn('anna@hw');
     const res = await anna.goto(`${s.edge.url}/cabinet`);
     expect(res?.status()).toBe(403);
+    await expectNoSeriousViolations(anna);
     // With the page's token (the student pages' session is the same): refused for the role, not for CSRF.
     await anna.goto(`${s.edge.url}/`);
     await anna.waitForSelector('meta[name="csrf-token"]', { state: 'attached' });
@@ -293,9 +380,11 @@ describe('phone width', () => {
     const phone = await signIn('curator@hw', 390);
     for (const [name, path] of [
       ['courses', '/cabinet'],
+      ['course', `/cabinet/courses/${course}`],
       ['release', `/cabinet/courses/${course}/release`],
       ['notes', `/cabinet/courses/${course}/notes`],
       ['passes', `/cabinet/courses/${course}/passes`],
+      ['queue', '/cabinet/homework'],
     ]) {
       await open(phone, path);
       await phone.waitForLoadState('networkidle');

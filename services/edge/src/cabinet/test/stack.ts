@@ -25,6 +25,8 @@ export async function startCabinetStack(name: string) {
   const edge = await startEdge(env, { REQUEST_TIMEOUT_MS: '4000' });
   const a = stack.enrollment.admin;
   await a.upsertUser('tess@hw', 'Тестер Тая', ['Student']);
+  // A full name unlike the login: the cabinet shows people by name (issue 31).
+  await a.upsertUser('anna@hw', 'Анна Смирнова', ['Student']);
   for (const u of ['curator@hw', 'other@hw', 'anna@hw', 'tess@hw']) await a.setPassword(u, PASSWORD);
   const curatorAgent = await connectAgent('v2', `${edge.url}/authoring`, (await a.issueToken('curator@hw')).token);
   const student = await connectAgent('v1', `${edge.url}/mcp`, (await a.issueToken('anna@hw')).token);

@@ -2,13 +2,18 @@ import { useState } from 'preact/hooks';
 import { type Outcome, useTool, words } from '../../web/client/api.ts';
 import { html } from '../../web/client/html.ts';
 import { Loading } from '../../web/client/layout.ts';
+import { plainName } from '../../web/client/text.ts';
 import { api, StudentText, when } from './common.ts';
 
 interface Item {
   submission: string;
   course: string;
+  course_title?: string;
   lesson: string;
+  lesson_key: string;
+  lesson_title?: string;
   student: string;
+  student_name?: string | null;
   space: string;
   status: string;
   version: number | null;
@@ -44,18 +49,40 @@ const WORDS: Record<string, string> = {
   Assigned: 'не сдана',
 };
 
-/** The review queue (homework_queue), by status and course. */
+/** A person's name, the login beside it when the name is known (it may be all there is). */
+function Student({ item }: { item: Pick<Item, 'student' | 'student_name'> }) {
+  const name = item.student_name?.trim();
+  return name && name !== item.student
+    ? html`<span class="student">${name} <span class="muted">(${item.student})</span></span>`
+    : html`<span class="student">${item.student}</span>`;
+}
+
+/** «Курс · урок» in titles, keys only where the reply has no title. */
+const placeOf = (i: Item) => `${i.course_title ?? i.course} · ${i.lesson_title ?? i.lesson_key}`;
+
+/** A course the filter offers: the queue names the ones you review, whatever the filter. */
+type CourseChoice = { course: string; title: string };
+
+/** The review queue (homework_queue), by status and by one of the courses you review. */
 export function HomeworkQueuePage() {
   const [status, setStatus] = useState('Submitted');
   const [course, setCourse] = useState('');
   const args: Record<string, unknown> = { status };
-  if (course.trim()) args.course = course.trim();
-  const { outcome } = useTool<{ items: Item[]; has_more: boolean }>(api, 'homework_queue', args, JSON.stringify(args));
+  if (course) args.course = course;
+  const { outcome } = useTool<{ items: Item[]; has_more: boolean; courses?: CourseChoice[] }>(
+    api,
+    'homework_queue',
+    args,
+    JSON.stringify(args),
+  );
+  const choices = outcome?.ok ? (outcome.data.courses ?? []) : [];
   return html`<h1>Домашки на проверку</h1>
     <form class="row" onSubmit=${(e: Event) => e.preventDefault()}>
       <label>Статус <select name="status" value=${status} onChange=${(e: Event) => setStatus((e.target as HTMLSelectElement).value)}>
         ${STATUSES.map((s) => html`<option value=${s}>${WORDS[s]}</option>`)}</select></label>
-      <label>Курс <input name="course" maxlength="128" value=${course} onChange=${(e: Event) => setCourse((e.target as HTMLInputElement).value)} /></label>
+      <label>Курс <select name="course" value=${course} onChange=${(e: Event) => setCourse((e.target as HTMLSelectElement).value)}>
+        <option value="">все мои курсы</option>
+        ${choices.map((c) => html`<option value=${c.course}>${c.title}</option>`)}</select></label>
     </form>
     ${!outcome && html`<${Loading} />`}
     ${outcome && !outcome.ok && html`<p class="error" role="alert">${words(outcome)}</p>`}
@@ -64,8 +91,8 @@ export function HomeworkQueuePage() {
       outcome?.ok &&
       html`<div id="queue">${outcome.data.items.map(
         (i) => html`<article class="card" data-submission=${i.submission}>
-        <h3><a href=${`/cabinet/homework/${encodeURIComponent(i.submission)}`}>${i.lesson}</a></h3>
-        <div class="badges"><span class="badge">${WORDS[i.status] ?? i.status}</span><span class="muted">${i.student}</span>
+        <h2><a href=${`/cabinet/homework/${encodeURIComponent(i.submission)}`}>${placeOf(i)}</a></h2>
+        <div class="badges"><span class="badge">${WORDS[i.status] ?? i.status}</span><${Student} item=${i} />
           ${i.version !== null && html`<span class="muted">версия ${i.version}</span>`}<span class="muted">${when(i.submitted_at)}</span></div>
       </article>`,
       )}</div>`
@@ -77,7 +104,7 @@ const safeUrl = (u: string) => (/^(https?:\/\/|\/)/.test(u) ? u : '#');
 
 function Files({ files }: { files: File[] }) {
   if (!files.length) return null;
-  return html`<ul class="plain files">${files.map((f) => html`<li><a href=${safeUrl(f.url)} rel="noopener noreferrer">${f.name}</a> <span class="muted">${f.type}, ${f.size} байт</span></li>`)}</ul>`;
+  return html`<ul class="plain files">${files.map((f) => html`<li><a href=${safeUrl(f.url)} rel="noopener noreferrer" class="file-name"><bdi>${plainName(f.name)}</bdi></a> <span class="muted">${f.type}, ${f.size} байт</span></li>`)}</ul>`;
 }
 
 /** One submission: versions, files, journal; accept / return / cancel acceptance with a comment. */
@@ -98,9 +125,10 @@ export function SubmissionPage({ submission }: { submission: string }) {
       reload();
     }
   };
-  return html`<h1>Домашка: ${s.lesson}</h1>
+  return html`<p class="crumbs muted"><a href="/cabinet/homework">Домашки</a></p>
+    <h1>Домашка: ${placeOf(s)}</h1>
     <div class="badges" id="submission-status" data-status=${s.status}><span class="badge">${WORDS[s.status] ?? s.status}</span>
-      <span class="muted">${s.student}, ${s.space}</span>${s.due_at && html`<span class="muted">срок ${when(s.due_at)}</span>`}</div>
+      <${Student} item=${s} /><span class="muted">${s.space === 'personal' ? 'личное пространство' : `пространство ${s.space}`}</span>${s.due_at && html`<span class="muted">срок ${when(s.due_at)}</span>`}</div>
     <${StudentText} text=${s.answer} label="Ответ ученика" />
     <${Files} files=${s.files} />
     ${s.last_comment && html`<p class="comment"><b>Последний комментарий:</b> ${s.last_comment}</p>`}

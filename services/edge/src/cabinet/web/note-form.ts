@@ -12,7 +12,7 @@ function selectedText(): string {
  * «Заметка» on one place of the release: opens a form with the selected text as the quote; the
  * note goes to write_note on the place's target key (or the same node as a map node, `map.<key>`).
  */
-export function NoteButton(props: { course: string; target: string; mapKey?: string }) {
+export function NoteButton(props: { course: string; target: string; label: string; mapKey?: string }) {
   const [open, setOpen] = useState(false);
   const [quote, setQuote] = useState('');
   const [text, setText] = useState('');
@@ -35,7 +35,7 @@ export function NoteButton(props: { course: string; target: string; mapKey?: str
     if (o.ok) setText('');
   };
   return html`<form class="note-form" data-target=${props.target} onSubmit=${send}>
-    <p class="muted">Место: <code>${target}</code></p>
+    <p class="muted">Место: ${props.label}${asMap ? ' — как узел карты курса' : ''}</p>
     ${
       props.mapKey &&
       html`<label><input type="checkbox" name="as-map" checked=${asMap}
@@ -49,7 +49,7 @@ export function NoteButton(props: { course: string; target: string; mapKey?: str
       <button type="submit" class="primary" disabled=${busy}>Поставить заметку</button>
       <button type="button" onClick=${() => setOpen(false)}>Закрыть</button>
     </div>
-    ${result?.ok && html`<p class="notice" role="status">Заметка поставлена: ${result.data.label}. Её увидит агент в course_notes.</p>`}
+    ${result?.ok && html`<p class="notice" role="status">Заметка поставлена: ${result.data.label}. Ваш агент увидит её среди заметок курса.</p>`}
     ${result && !result.ok && html`<p class="error" role="alert">${words(result)}</p>`}
   </form>`;
 }

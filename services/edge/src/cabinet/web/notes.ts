@@ -38,7 +38,7 @@ export function NotesPage({ course }: { course: string }) {
     ['archived', 'Архив: места нет в действующем релизе', notes.filter((n) => n.missing)],
   ];
   return html`${head}
-    <p class="muted">Заметки ставятся в «Релизе» на место; агент читает их в course_notes.</p>
+    <p class="muted">Заметку ставят на место курса во вкладке «Релиз»; ваш агент видит её среди заметок курса и отвечает здесь же.</p>
     ${groups.map(
       ([id, title, list]) => html`<section id=${`notes-${id}`}>
         <h2>${title} <span class="badge">${list.length}</span></h2>
@@ -65,7 +65,7 @@ function NoteCard({ note: n, onChange }: { note: Note; onChange: () => void }) {
     <h3>${n.label}</h3>
     <div class="badges"><span class="badge">${NOTE_WORDS[n.status] ?? n.status}</span>
       ${n.waiting_on && html`<span class="badge info">${TURN_WORDS[n.waiting_on]}</span>`}
-      <code>${n.target}</code><span class="muted">версия ${n.version ?? '—'}, ${when(n.created_at)}</span></div>
+      <span class="muted">${n.version ? `к версии ${n.version}, ` : ''}${when(n.created_at)}</span></div>
     ${n.quote && html`<blockquote class="quote"><span class="who-said">Цитата:</span> ${n.quote}</blockquote>`}
     <p><b>${n.author}:</b> ${n.text}</p>
     <ol class="thread">${n.replies.map((r) => html`<li><b>${r.author}</b> <span class="muted">${when(r.created_at)}</span><p>${r.text}</p></li>`)}</ol>

@@ -2,10 +2,12 @@ import { useState } from 'preact/hooks';
 import { useTool, words } from '../../web/client/api.ts';
 import { html } from '../../web/client/html.ts';
 import { Loading } from '../../web/client/layout.ts';
-import { api, CourseTabs, StudentText, when } from './common.ts';
+import { api, CourseTabs, ITEM_KIND_WORDS, ScrollBox, StudentText, when } from './common.ts';
 
 interface Goal {
   key: string;
+  title?: string;
+  kind?: string;
   status: string;
   evidence: string | null;
   marked_at: string | null;
@@ -18,7 +20,14 @@ interface Run {
   started_at: string | null;
   passed_at: string | null;
   resume_from: string | null;
-  objectives: Array<{ key: string; status: string; quiz_confirmed: boolean; removed?: boolean; goals: Goal[] }>;
+  objectives: Array<{
+    key: string;
+    text?: string;
+    status: string;
+    quiz_confirmed: boolean;
+    removed?: boolean;
+    goals: Goal[];
+  }>;
 }
 /** pass_counts: every run of the course counted, not one page. */
 interface Counts {
@@ -65,25 +74,26 @@ export function PassesPage({ course }: { course: string }) {
   const args: Record<string, unknown> = { course, start, limit: PAGE };
   if (lesson) args.lesson = lesson;
   const { outcome } = useTool<Page>(api, 'goal_runs', args, JSON.stringify(args));
-  const countArgs: Record<string, unknown> = lesson ? { course, lesson } : { course };
-  const counts = useTool<Counts>(api, 'pass_counts', countArgs, JSON.stringify(countArgs)).outcome;
+  // Every lesson's counts: the lesson filter offers the course's lessons by title from them.
+  const counts = useTool<Counts>(api, 'pass_counts', { course }, course).outcome;
+  const all = counts?.ok ? counts.data.lessons : [];
   const head = html`<${CourseTabs} course=${course} active="passes" /><h1>Прохождения</h1>
     <form class="row" onSubmit=${(e: Event) => e.preventDefault()}>
-      <label>Урок <input name="lesson" maxlength="128" placeholder="ключ урока" value=${lesson}
+      <label>Урок <select name="lesson" value=${lesson}
         onChange=${(e: Event) => {
-          setLesson((e.target as HTMLInputElement).value.trim());
+          setLesson((e.target as HTMLSelectElement).value);
           setStart(0);
-        }} /></label></form>`;
+        }}><option value="">все уроки</option>${all.map((l) => html`<option value=${l.key}>${l.title}</option>`)}</select></label></form>`;
   if (!outcome) return html`${head}<${Loading} />`;
   if (!outcome.ok) return html`${head}<p class="error" role="alert" id="passes-error">${words(outcome)}</p>`;
   const { runs, has_more } = outcome.data;
-  const lessons = counts?.ok ? counts.data.lessons.filter((l) => l.runs > 0) : [];
+  const lessons = all.filter((l) => l.runs > 0 && (!lesson || l.key === lesson));
   return html`${head}
     <h2>Сколько учеников дошли до пункта</h2>
-    <div class="table"><table id="reached"><tbody>${lessons.map(
-      (l) => html`<tr class="lesson"><td><b>${l.title}</b></td><td>начали ${l.runs}, прошли ${l.passed}</td></tr>
-        ${l.goals.map((g) => html`<tr data-goal=${`${l.key}/${g.key}`}><td><code>${g.key}</code> ${g.title}</td><td>${g.done}</td></tr>`)}`,
-    )}</tbody></table></div>
+    <${ScrollBox} label="Сколько учеников дошли до пункта"><table id="reached"><tbody>${lessons.map(
+      (l) => html`<tr class="lesson"><th scope="row">${l.title}</th><td>начали ${l.runs}, прошли ${l.passed}</td></tr>
+        ${l.goals.map((g) => html`<tr data-goal=${`${l.key}/${g.key}`}><td>${g.title}</td><td>засчитан у ${g.done}</td></tr>`)}`,
+    )}</tbody></table></${ScrollBox}>
     ${runs.length === 0 && html`<p>Прохождений нет.</p>`}
     ${runs.map(
       (run) => html`<article class="card run" data-student=${run.student.id} data-lesson=${run.lesson.key}>
@@ -94,11 +104,11 @@ export function PassesPage({ course }: { course: string }) {
         ${run.objectives.map(
           (
             o,
-          ) => html`<div class="objective"><p><b>${o.key}</b> — ${OBJECTIVE_WORDS[o.status] ?? o.status}${o.quiz_confirmed ? ', подтверждена квизом' : ''}${o.removed ? ' (снята релизом)' : ''}</p>
+          ) => html`<div class="objective" data-objective=${o.key}><p><b>${o.text ?? 'Цель'}</b> — ${OBJECTIVE_WORDS[o.status] ?? o.status}${o.quiz_confirmed ? ', подтверждена квизом' : ''}${o.removed ? ' (снята релизом)' : ''}</p>
             <ul class="plain">${o.goals.map(
               (
                 g,
-              ) => html`<li data-goal=${g.key}><code>${g.key}</code> ${GOAL_WORDS[g.status] ?? g.status}${g.removed ? ' (снят)' : ''}
+              ) => html`<li data-goal=${g.key}>${g.kind ? html`<span class="badge">${ITEM_KIND_WORDS[g.kind] ?? g.kind}</span> ` : ''}${g.title ?? 'Пункт'} — ${GOAL_WORDS[g.status] ?? g.status}${g.removed ? ' (снят релизом)' : ''}
                 <${StudentText} text=${g.evidence} label="Свидетельство" /></li>`,
             )}</ul></div>`,
         )}

@@ -10,6 +10,7 @@ interface Report {
   text: string;
   created_at: string;
   lesson_key: string | null;
+  lesson_title?: string | null;
   objective?: string | null;
   question_key?: string | null;
   status: string;
@@ -35,8 +36,35 @@ export const REPORT_WORDS: Record<string, string> = {
   duplicate: 'дубль',
 };
 
+/** The active release's lessons, objectives and questions in words, for the filter and the cards. */
+interface Names {
+  lessons: Array<{ key: string; title: string }>;
+  objectives: Map<string, string>;
+  questions: Map<string, string>;
+}
+
+type ReleaseLessons = {
+  lessons: Array<{
+    key: string;
+    title: string;
+    objectives: Array<{ key: string; text: string }>;
+    questions: Array<{ key: string; text: string }>;
+  }>;
+};
+
+function namesOf(outcome: Outcome<ReleaseLessons> | null): Names {
+  const lessons = outcome?.ok ? outcome.data.lessons : [];
+  return {
+    lessons: lessons.map((l) => ({ key: l.key, title: l.title })),
+    objectives: new Map(lessons.flatMap((l) => l.objectives.map((o) => [o.key, o.text] as const))),
+    questions: new Map(lessons.flatMap((l) => l.questions.map((q) => [q.key, q.text] as const))),
+  };
+}
+
 /** The course's reports by lesson, kind and status (course_reports), answered with resolve_report. */
 export function ReportsPage({ course }: { course: string }) {
+  // A course without a release has no lessons to name: the filter then offers none.
+  const names = namesOf(useTool<ReleaseLessons>(api, 'course_release', { course }, `names:${course}`).outcome);
   const [filter, setFilter] = useState({ status: 'open', kind: '', lesson: '' });
   const args: Record<string, unknown> = { course, status: filter.status || undefined };
   if (filter.kind) args.kind = filter.kind;
@@ -50,15 +78,20 @@ export function ReportsPage({ course }: { course: string }) {
         <option value="">все</option>${STATUSES.map((s) => html`<option value=${s}>${s === 'open' ? 'открытые' : REPORT_WORDS[s]}</option>`)}</select></label>
       <label>Вид <select name="kind" value=${filter.kind} onChange=${pick('kind')}>
         <option value="">все</option>${KINDS.map((k) => html`<option value=${k}>${KIND_WORDS[k]}</option>`)}</select></label>
-      <label>Урок <input name="lesson" maxlength="128" value=${filter.lesson} onChange=${pick('lesson')} placeholder="ключ урока" /></label>
+      <label>Урок <select name="lesson" value=${filter.lesson} onChange=${pick('lesson')}>
+        <option value="">все</option>${names.lessons.map((l) => html`<option value=${l.key}>${l.title}</option>`)}</select></label>
     </form>
     ${!outcome && html`<${Loading} />`}
     ${outcome && !outcome.ok && html`<p class="error" role="alert">${words(outcome)}</p>`}
     ${outcome?.ok && outcome.data.reports.length === 0 && html`<p id="no-reports">Репортов нет.</p>`}
-    ${outcome?.ok && outcome.data.reports.map((r) => html`<${ReportCard} key=${r.id} report=${r} onChange=${reload} />`)}`;
+    ${outcome?.ok && outcome.data.reports.map((r) => html`<${ReportCard} key=${r.id} report=${r} names=${names} onChange=${reload} />`)}`;
 }
 
-function ReportCard({ report: r, onChange }: { report: Report; onChange: () => void }) {
+function ReportCard({ report: r, names, onChange }: { report: Report; names: Names; onChange: () => void }) {
+  const lesson = r.lesson_title ?? names.lessons.find((l) => l.key === r.lesson_key)?.title ?? r.lesson_key;
+  // The agent passes an objective as its key from the lesson map or in words: words either way.
+  const objective = r.objective ? (names.objectives.get(r.objective) ?? r.objective) : null;
+  const question = r.question_key ? (names.questions.get(r.question_key) ?? null) : null;
   const [status, setStatus] = useState('fixed');
   const [resolution, setResolution] = useState(r.resolution ?? '');
   const [duplicateOf, setDuplicateOf] = useState('');
@@ -73,11 +106,11 @@ function ReportCard({ report: r, onChange }: { report: Report; onChange: () => v
     if (o.ok) onChange();
   };
   return html`<article class="card report" data-report=${r.id} data-status=${r.status}>
-    <h3>№ ${r.id} · ${KIND_WORDS[r.kind] ?? r.kind}</h3>
+    <h2>№ ${r.id} · ${KIND_WORDS[r.kind] ?? r.kind}</h2>
     <div class="badges"><span class="badge">${REPORT_WORDS[r.status] ?? r.status}</span>
-      ${r.lesson_key && html`<span class="muted">урок ${r.lesson_key}</span>`}
-      ${r.objective && html`<span class="muted">цель ${r.objective}</span>`}
-      ${r.question_key && html`<span class="muted">вопрос ${r.question_key}</span>`}
+      ${lesson && html`<span class="muted">урок «${lesson}»</span>`}
+      ${objective && html`<span class="muted">цель «${objective}»</span>`}
+      ${r.question_key && html`<span class="muted">${question ? `вопрос «${question}»` : 'вопрос квиза, снятый релизом'}</span>`}
       <span class="muted">${when(r.created_at)}</span></div>
     <${StudentText} text=${r.text} label="Репорт со слов ученика" />
     ${r.resolution && html`<p class="resolution"><b>Ответ</b> (${when(r.resolved_at)}): ${r.resolution}</p>`}

@@ -1,3 +1,5 @@
+import { createParser } from 'eventsource-parser';
+
 /** A thread as the chat API lists it. */
 export interface Thread {
   id: string;
@@ -47,17 +49,31 @@ export async function check(res: Response): Promise<Response> {
   throw new ApiError(res.status, body.detail ?? `HTTP ${res.status}`);
 }
 
-/** Reads a Server-Sent Events response to its end, handing each `data:` event to `onEvent`. */
+/**
+ * Reads a Server-Sent Events response to its end, handing each event's JSON to `onEvent`. The
+ * stream is parsed as the SSE format defines it (eventsource-parser): LF, CR or CRLF line ends,
+ * `data:` with or without its space, data over several lines, `id:`, `retry:` and comments. Only
+ * unnamed events (or `event: message`) are the API's; a named one or data that is not JSON is
+ * passed over, as an EventSource would not hand it to a `message` listener.
+ */
 export async function readEvents<E>(res: Response, onEvent: (e: E) => void): Promise<void> {
+  const parser = createParser({
+    onEvent(message) {
+      if (message.event !== undefined && message.event !== 'message') return;
+      let event: E;
+      try {
+        event = JSON.parse(message.data) as E;
+      } catch {
+        return;
+      }
+      onEvent(event);
+    },
+  });
   const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = '';
   for (;;) {
     const { value, done } = await reader.read();
     if (done) return;
-    buffer += value;
-    const events = buffer.split('\n\n');
-    buffer = events.pop() ?? '';
-    for (const raw of events) if (raw.startsWith('data: ')) onEvent(JSON.parse(raw.slice(6)) as E);
+    parser.feed(value);
   }
 }
 

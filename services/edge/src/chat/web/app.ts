@@ -25,17 +25,18 @@ export function App() {
 function SignIn({ onToken }: { onToken: (t: string) => void }) {
   const [value, setValue] = useState('');
   const why = sessionStorage.getItem('studium.chat.why');
-  return html`<form class="signin" onSubmit=${(e: Event) => {
+  return html`<main><form class="signin" onSubmit=${(e: Event) => {
     e.preventDefault();
     if (value.trim()) onToken(value.trim());
   }}>
     <h1>ИИ-ассистент учителя</h1>
-    <p>Вставьте ваш токен доступа Studium (его выдаёт администратор платформы).</p>
-    ${why && html`<p class="error">${why}</p>`}
-    <input id="token" type="password" autocomplete="off" placeholder="stu_…" value=${value}
+    <p id="token-help">Вставьте ваш токен доступа Studium (его выдаёт администратор платформы).</p>
+    ${why && html`<p class="error" role="alert">${why}</p>`}
+    <label for="token" class="sr">Токен доступа</label>
+    <input id="token" type="password" autocomplete="off" placeholder="stu_…" aria-describedby="token-help" value=${value}
       onInput=${(e: Event) => setValue((e.target as HTMLInputElement).value)} />
     <button id="token-save" type="submit">Войти</button>
-  </form>`;
+  </form></main>`;
 }
 
 function Chat({ api, signOut }: { api: ChatApi; signOut: (why?: string) => void }) {
@@ -214,7 +215,7 @@ function Chat({ api, signOut }: { api: ChatApi; signOut: (why?: string) => void 
       <header class="topbar">
         <button id="threads-toggle" type="button" aria-controls="threads" aria-expanded=${drawer}
           onClick=${() => setDrawer(!drawer)}>☰ Разговоры</button>
-        <span class="topbar-title">${title}</span>
+        <h1 class="topbar-title">${title}</h1>
       </header>
       ${
         model &&

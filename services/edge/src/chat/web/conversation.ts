@@ -23,6 +23,17 @@ export interface ConversationProps {
   prepended: number;
 }
 
+/** Why a kept question has no answer after it (spec 001 keeps no answer that did not end). */
+export const UNANSWERED = 'Ответа нет: его остановили или он прервался, а такие ответы не сохраняются.';
+
+/** Whether message `i` is a kept question with no answer after it (and none being written). */
+function unanswered(messages: ViewMessage[], i: number, live: string | null): boolean {
+  const m = messages[i] as ViewMessage;
+  if (m.role !== 'user' || m.id.startsWith('local-')) return false;
+  const next = messages[i + 1];
+  return next ? next.role === 'user' : live === null;
+}
+
 /** The messages of the open thread, oldest on top; scrolling to the top loads older ones. */
 export function Conversation(props: ConversationProps) {
   const box = useRef<HTMLDivElement>(null);
@@ -46,7 +57,7 @@ export function Conversation(props: ConversationProps) {
     if (el.scrollTop < 40 && props.hasOlder && !props.loadingOlder) props.onLoadOlder();
   };
 
-  return html`<div class="messages" ref=${box} onScroll=${onScroll}>
+  return html`<div class="messages" ref=${box} onScroll=${onScroll} role="region" aria-label="Разговор" tabindex="0">
     ${
       props.hasOlder &&
       html`<button id="load-older" class="older" disabled=${props.loadingOlder} onClick=${props.onLoadOlder}>
@@ -54,10 +65,11 @@ export function Conversation(props: ConversationProps) {
       </button>`
     }
     ${props.messages.map(
-      (m) => html`<div key=${m.id} class=${`msg ${m.role}${m.failed ? ' failed' : ''}`} data-id=${m.id}>
+      (m, i) => html`<div key=${m.id} class=${`msg ${m.role}${m.failed ? ' failed' : ''}`} data-id=${m.id}>
         ${m.role === 'user' ? html`<div class="text">${m.content}</div>` : m.content ? html`<${Answer} text=${m.content} streaming=${false} />` : null}
         ${m.note && html`<div class="note">${m.note}</div>`}
-      </div>`,
+      </div>
+      ${unanswered(props.messages, i, props.live) && html`<div key=${`${m.id}-unanswered`} class="unanswered">${UNANSWERED}</div>`}`,
     )}
     ${
       props.live !== null &&

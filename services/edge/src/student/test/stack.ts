@@ -4,7 +4,7 @@ import { launchChromium } from '../../../../../test/support/browser.ts';
 import { type AgentClient, connectAgent } from '../../../../../test/support/clients.ts';
 import { startKnowledge } from '../../../../../test/support/knowledge.ts';
 import { startLessons } from '../../../../../test/support/lessons.ts';
-import { freePort } from '../../../../../test/support/oauth.ts';
+import { onFreePort } from '../../../../../test/support/oauth.ts';
 import { startEdge } from '../../../../../test/support/stack.ts';
 import { startHomeworkStack } from '../../../../homework/test/support/stack.ts';
 
@@ -18,12 +18,15 @@ export const PASSWORDS = { 'anna@hw': 'anna-secret-pass-1', 'boris@hw': 'boris-s
  */
 export async function startWebStack(name: string) {
   const env: TestEnv = await createTestEnv(name);
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
+  // The edge first, on a port it holds before homework is told its URL (lesson_url links there);
+  // a port taken between choosing it and listening is chosen again.
+  const edge = await onFreePort((port) =>
+    startEdge(env, { PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, REQUEST_TIMEOUT_MS: '5000' }),
+  );
+  const url = edge.url;
   const stack = await startHomeworkStack(env, { PUBLIC_URL: url, PROGRESS_TIMEOUT_MS: '1000' });
   const lessons = await startLessons(env, { CONTEXT_TIMEOUT_MS: '1500' });
   const knowledge = await startKnowledge(env);
-  const edge = await startEdge(env, { PORT: String(port), PUBLIC_URL: url, REQUEST_TIMEOUT_MS: '5000' });
   const a = stack.enrollment.admin;
   for (const [user, password] of Object.entries(PASSWORDS)) await a.setPassword(user, password);
   const anna: AgentClient = await connectAgent('v2', `${url}/mcp`, (await a.issueToken('anna@hw')).token);

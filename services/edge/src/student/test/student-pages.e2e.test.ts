@@ -3,6 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { eventually } from '@studium/testing';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectNoSeriousViolations } from '../../../../../test/support/axe.ts';
 import { data } from '../../../../../test/support/clients.ts';
 import { passLesson } from '../../../../../test/support/teach.ts';
 import { signIn, startWebStack } from './stack.ts';
@@ -69,7 +70,8 @@ describe('sign-in', () => {
     await page.waitForSelector('#space');
     await Promise.all([page.waitForEvent('load'), page.selectOption('#space', 'acme')]);
     await page.waitForSelector('#my-courses .course');
-    expect(await page.textContent('.content')).toContain('Пространство: acme');
+    // The space in words: the organization's title, not its name.
+    await expect.poll(() => page.textContent('#space-name')).toBe('Пространство: «Акме»');
     expect(await page.textContent('#my-courses')).toContain('обязательный');
     expect(data(await w.anna.callTool('whoami')).space).toBe('acme');
     await shoot('courses', '/');
@@ -92,6 +94,9 @@ describe('the lesson page from lesson_url', () => {
     await page.goto(url);
     await page.waitForSelector('#homework-title');
     expect(await page.textContent('#goals')).toContain('разобрана');
+    // The block names its space, and the answer's label is for people.
+    expect(await page.textContent('#homework-space')).toBe('Домашка сдаётся в пространство «Акме».');
+    expect(await page.textContent('label[for="answer"]')).toBe('Ваш ответ');
     await page.fill('#answer', 'Встречу провёл, протокол приложен');
     await page.setInputFiles('#file-input', [
       { name: 'protocol.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.7\nпротокол') },
@@ -124,6 +129,48 @@ describe('the lesson page from lesson_url', () => {
     await shoot('lesson', `/lessons/${encodeURIComponent(lessonBoth())}`);
   }, 90_000);
 
+  it('says why there is nothing to hand in when the answer did not change', async () => {
+    await page.click('#hand-in');
+    await page.waitForSelector('#hand-in-error');
+    expect(await page.textContent('#hand-in-error')).toBe(
+      'Нечего сдавать: текст не изменился с версии 1, и новых файлов нет. Поправьте ответ или добавьте файлы — тогда сохранится новая версия.',
+    );
+  }, 60_000);
+
+  it('scrolls to the homework block at lesson_url’s #homework, though the page renders after load', async () => {
+    const phone = await w.context(true);
+    await phone.addCookies(await ctx.cookies());
+    const p = await phone.newPage();
+    await p.goto(`${w.url}/lessons/${encodeURIComponent(lessonBoth())}#homework`);
+    await p.waitForSelector('#homework-title');
+    await expect
+      .poll(() =>
+        p.evaluate(() => [
+          window.scrollY > 0,
+          Math.round(document.getElementById('homework')!.getBoundingClientRect().top),
+        ]),
+      )
+      .toEqual([true, 0]);
+    await phone.close();
+  }, 60_000);
+
+  it('names the homework’s own space when the switcher shows another one', async () => {
+    data(await w.anna.callTool('set_space', { space: 'personal' }));
+    try {
+      await page.goto(`${w.url}/lessons/${encodeURIComponent(lessonBoth())}`);
+      await page.waitForSelector('#homework-space');
+      await expect.poll(() => page.inputValue('#space')).toBe('personal');
+      await expect
+        .poll(() => page.textContent('#homework-space'))
+        .toBe(
+          'Домашка сдаётся в пространство «Акме» — там идёт ваше занятие по этому курсу; выбор пространства вверху страницы её не меняет.',
+        );
+      expect(await page.getAttribute('#homework-space', 'data-space')).toBe('acme');
+    } finally {
+      data(await w.anna.callTool('set_space', { space: 'acme' }));
+    }
+  }, 60_000);
+
   it('shows too_many_files in words, and writes nothing', async () => {
     const before = data(await w.anna.callTool('my_homework', { lesson: lessonBoth(), space: 'acme' })) as {
       submission: { version: number };
@@ -145,19 +192,24 @@ describe('the lesson page from lesson_url', () => {
     expect(after.submission.version).toBe(before.submission.version);
   }, 60_000);
 
-  it('shows accepted_locked in words once the curator accepted the homework', async () => {
+  it('shows accepted_locked in words when the curator accepts while the page is open, then no editor', async () => {
     const items = data(await w.anna.callTool('my_homework', { space: 'acme' })).items as Array<{
       lesson: string;
       submission: string;
     }>;
     const submission = items.find((i) => i.lesson === lessonBoth())?.submission;
-    data(await w.curator.callTool('accept_homework', { submission }));
-    await page.reload();
+    await page.goto(`${w.url}/lessons/${encodeURIComponent(lessonBoth())}`);
     await page.waitForSelector('#answer');
+    data(await w.curator.callTool('accept_homework', { submission }));
     await page.fill('#answer', 'Ещё одна правка');
     await page.click('#hand-in');
     await page.waitForSelector('#hand-in-error');
     expect(await page.textContent('#hand-in-error')).toContain('Домашку уже приняли');
+    // An accepted homework takes no more answers: the page says so instead of offering the editor.
+    await page.reload();
+    await page.waitForSelector('#homework-accepted');
+    expect(await page.locator('#answer, #hand-in, #file-input').count()).toBe(0);
+    expect(await page.textContent('#homework-status')).toBe('принято');
   }, 60_000);
 });
 
@@ -261,6 +313,39 @@ describe('reports', () => {
     expect(shown).toContain('курс поправили');
     await shoot('reports', '/reports');
   }, 60_000);
+});
+
+describe('accessibility', () => {
+  it('every student page, and the sign-in page, has no moderate or worse axe violation at 1280 and 390 px', async () => {
+    const pages = [
+      '/',
+      '/catalog',
+      `/courses/${w.stack.course}`,
+      `/lessons/${encodeURIComponent(lessonBoth())}`,
+      '/documents',
+      '/profile',
+      '/reports',
+    ];
+    const phone = await w.context(true);
+    await phone.addCookies(await ctx.cookies());
+    const small = await phone.newPage();
+    try {
+      for (const p of [page, small]) {
+        for (const path of pages) {
+          await p.goto(`${w.url}${path}`);
+          await p.waitForSelector('main.content h1');
+          await p.waitForLoadState('networkidle');
+          await expectNoSeriousViolations(p);
+        }
+      }
+      const anon = await w.browser.newPage();
+      await anon.goto(`${w.url}/login`);
+      await expectNoSeriousViolations(anon);
+      await anon.close();
+    } finally {
+      await phone.close();
+    }
+  }, 120_000);
 });
 
 describe('another student, the catalog and an announcement', () => {
@@ -380,7 +465,7 @@ describe('CSRF, bounds and sign-out', () => {
     await fp.fill('#password', 'anna-secret-pass-1');
     await Promise.all([fp.waitForURL((u) => !u.pathname.startsWith('/login')), fp.click('#submit')]);
     expect(new URL(fp.url()).host).toBe(new URL(w.url).host);
-    // Guessing passwords: the login's window (LOGIN_ATTEMPTS_PER_MINUTE, 10) ends in 429.
+    // Guessing passwords: the failures of a login from one address (LOGIN_ATTEMPTS_PER_MINUTE, 10) end in 429.
     // The signed-in page is closed first: its own script may still be calling a tool, and once
     // the cookies are gone that call's 401 sends the page to /login?next=…, which would
     // interrupt the navigation below.

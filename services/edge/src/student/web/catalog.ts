@@ -12,6 +12,8 @@ interface CatalogCourse extends Programs {
   upcoming: boolean;
   objectives?: string[];
   notify?: boolean;
+  /** A course not open yet that an author gave the student to test. */
+  testing?: boolean;
 }
 
 /** The catalog: enroll, or for an announcement its objectives and «сообщить о выходе». */
@@ -44,6 +46,11 @@ function Entry({ course: c, reload }: { course: CatalogCourse; reload: () => voi
   return html`<article class="card catalog-course" data-course=${c.course}>
     <h2>${c.title}</h2>
     ${c.upcoming && html`<div class="badges"><span class="badge info">анонс</span></div>`}
+    ${
+      c.testing &&
+      html`<div class="badges"><span class="badge warn">тестирование</span></div>
+      <p class="muted">Курс ещё не открыт ученикам: автор дал вам доступ, чтобы пройти его раньше всех.</p>`
+    }
     <p>${c.summary}</p>
     ${
       c.upcoming &&

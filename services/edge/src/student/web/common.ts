@@ -1,4 +1,5 @@
-import { toolApi } from '../../web/client/api.ts';
+import { useEffect, useState } from 'preact/hooks';
+import { type Outcome, toolApi } from '../../web/client/api.ts';
 import type { NavLink } from '../../web/client/layout.ts';
 
 /** The student app's tool API (/api/student/tools/<tool>). */
@@ -45,4 +46,39 @@ export interface Programs {
     member: boolean;
   }>;
   locked_by?: { course: string; title: string } | null;
+}
+
+/** The student's spaces as whoami gives them: the selected one and every organization's title. */
+export interface Spaces {
+  selected: string;
+  titles: Map<string, string>;
+}
+
+let spaces: Promise<Outcome<{ space: string; organizations: Array<{ name: string; title: string }> }>> | null = null;
+
+/** The spaces in words, asked once per page load; null until known. */
+export function useSpaces(): Spaces | null {
+  const [known, setKnown] = useState<Spaces | null>(null);
+  useEffect(() => {
+    spaces ??= api.call('whoami');
+    spaces.then((o) => {
+      if (o.ok)
+        setKnown({ selected: o.data.space, titles: new Map(o.data.organizations.map((g) => [g.name, g.title])) });
+    });
+  }, []);
+  return known;
+}
+
+/** A space in words: «личное» or the organization's title (its name while the title is unknown). */
+export function spaceWords(space: string, known: Spaces | null): string {
+  return space === 'personal' ? 'личное' : `«${known?.titles.get(space) ?? space}»`;
+}
+
+/**
+ * Scrolls to the element the address's #anchor names: the browser tried at load, before the page
+ * was rendered, and found nothing to scroll to.
+ */
+export function revealHash(): void {
+  const id = decodeURIComponent(location.hash.slice(1));
+  if (id) document.getElementById(id)?.scrollIntoView({ block: 'start' });
 }

@@ -1,7 +1,7 @@
 import { useTool, words } from '../../web/client/api.ts';
 import { html } from '../../web/client/html.ts';
 import { Loading } from '../../web/client/layout.ts';
-import { api, type Programs, when } from './common.ts';
+import { api, type Programs, spaceWords, useSpaces, when } from './common.ts';
 import { ProgramLine } from './programs.ts';
 
 interface MyCourse extends Programs {
@@ -14,16 +14,18 @@ interface MyCourse extends Programs {
   lessons_total: number;
   lessons_completed: number;
   next_lesson: { id: string; title: string } | null;
+  testing?: boolean;
 }
 
 /** «Мои курсы»: list_my_courses of the selected space. */
 export function CoursesPage() {
   const { outcome } = useTool<{ space: string; courses: MyCourse[] }>(api, 'list_my_courses', {}, 'mine');
+  const known = useSpaces();
   if (!outcome) return html`<${Loading} />`;
   if (!outcome.ok) return html`<p class="error" role="alert">${words(outcome)}</p>`;
   const { courses, space } = outcome.data;
   return html`<h1>Мои курсы</h1>
-    <p class="muted">Пространство: ${space === 'personal' ? 'личное' : space}</p>
+    <p class="muted" id="space-name">Пространство: ${spaceWords(space, known)}</p>
     ${courses.length === 0 && html`<p id="no-courses">Курсов пока нет. Выберите курс в <a href="/catalog">каталоге</a>.</p>`}
     <div id="my-courses">
       ${courses.map((c) => {
@@ -31,6 +33,7 @@ export function CoursesPage() {
         return html`<article class="card course" data-course=${c.course}>
           <h2><a href=${`/courses/${encodeURIComponent(c.course)}`}>${c.title}</a></h2>
           <div class="badges">
+            ${c.testing && html`<span class="badge warn">тестирование: курс ещё не открыт</span>`}
             ${c.mandatory && html`<span class="badge info">обязательный</span>`}
             ${c.deadline && html`<span class="badge">срок: ${when(c.deadline)}</span>`}
             ${c.overdue && html`<span class="badge warn">просрочен</span>`}

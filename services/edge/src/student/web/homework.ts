@@ -2,7 +2,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { type Outcome, useTool, words } from '../../web/client/api.ts';
 import { html } from '../../web/client/html.ts';
 import { Loading } from '../../web/client/layout.ts';
-import { api, HOMEWORK_WORDS, when } from './common.ts';
+import { plainName } from '../../web/client/text.ts';
+import { api, HOMEWORK_WORDS, revealHash, spaceWords, useSpaces, when } from './common.ts';
 import { ACCEPTED, base64, LIMITS, size, tooBig } from './files.ts';
 
 interface HwFile {
@@ -42,12 +43,19 @@ const MODE_WORDS: Record<string, string> = {
  */
 export function HomeworkBlock({ lesson }: { lesson: string }) {
   const { outcome, reload } = useTool<Mine>(api, 'my_homework', { lesson }, lesson);
+  const known = useSpaces();
+  // The block fills in after the page: once it has, #homework (lesson_url's anchor) is where it ends.
+  useEffect(() => {
+    if (outcome) revealHash();
+  }, [outcome !== null]);
   if (!outcome) return html`<${Loading} />`;
   if (!outcome.ok) return html`<p class="error" role="alert" id="homework-error">${words(outcome)}</p>`;
   const { homework, submission, items, space } = outcome.data;
   if (!homework) return html`<p>У этого урока нет домашнего задания.</p>`;
   const comment = items.find((i) => i.lesson === lesson)?.last_comment ?? null;
+  const accepted = submission?.status === 'Accepted';
   return html`<h3 id="homework-title">${homework.title}</h3>
+    <${SpaceLine} space=${space} known=${known} />
     <p class="task">${homework.description}</p>
     <p class="muted">Сдаётся ${MODE_WORDS[homework.answer_mode] ?? homework.answer_mode}${homework.due ? ` · срок: ${homework.due}` : ''}</p>
     ${
@@ -60,8 +68,31 @@ export function HomeworkBlock({ lesson }: { lesson: string }) {
     </div>`
     }
     ${comment && html`<div class="comment" id="curator-comment"><b>Комментарий куратора:</b> ${comment}</div>`}
-    <${HandIn} lesson=${lesson} space=${space} mode=${homework.answer_mode} submission=${submission ?? null} done=${reload} />
+    ${
+      accepted
+        ? html`<p class="notice" id="homework-accepted">Куратор принял домашку — ответ закрыт для правки. Если нужно что-то изменить, попросите куратора отменить приём.</p>`
+        : html`<${HandIn} lesson=${lesson} space=${space} mode=${homework.answer_mode} submission=${submission ?? null} done=${reload} />`
+    }
     ${submission?.versions?.length ? html`<${Versions} versions=${submission.versions} />` : null}`;
+}
+
+/**
+ * Which space the homework belongs to: my_homework answers for the space of the student's session
+ * on the course, which need not be the one the switcher shows, and the hand-in goes there.
+ */
+function SpaceLine({ space, known }: { space: string; known: ReturnType<typeof useSpaces> }) {
+  const other = known !== null && known.selected !== space;
+  return html`<p class="space-line" id="homework-space" data-space=${space}>
+    Домашка сдаётся в пространство ${spaceWords(space, known)}${
+      other ? html` — там идёт ваше занятие по этому курсу; выбор пространства вверху страницы её не меняет.` : '.'
+    }</p>`;
+}
+
+/** Why there is nothing to hand in, in words: what the page compared and what to do. */
+function nothingToSend(mode: string, submission: Submission | null): string {
+  if (mode === 'files') return 'Нечего сдавать: эта домашка сдаётся файлами — добавьте хотя бы один.';
+  if (!submission?.version) return `Нечего сдавать: напишите ответ${mode === 'both' ? ' или добавьте файлы' : ''}.`;
+  return `Нечего сдавать: текст не изменился с версии ${submission.version}${mode === 'both' ? ', и новых файлов нет' : ''}. Поправьте ответ${mode === 'both' ? ' или добавьте файлы' : ''} — тогда сохранится новая версия.`;
 }
 
 function HandIn(props: {
@@ -87,7 +118,7 @@ function HandIn(props: {
     setProblem('');
     setNotice('');
     const textChanged = mode !== 'files' && text !== (submission?.answer ?? '');
-    if (!files.length && !textChanged) return setProblem('Нечего сдавать: напишите ответ или добавьте файлы.');
+    if (!files.length && !textChanged) return setProblem(nothingToSend(mode, submission));
     const big = tooBig(files);
     if (big) return setProblem(big);
     setBusy(true);
@@ -113,8 +144,9 @@ function HandIn(props: {
   return html`<form class="hand-in" onSubmit=${submit}>
     ${
       mode !== 'files' &&
-      html`<label for="answer">Ответ (markdown)</label>
-      <textarea id="answer" maxlength="100000" value=${text} onInput=${(e: Event) => setText((e.target as HTMLTextAreaElement).value)}></textarea>`
+      html`<label for="answer">Ваш ответ</label>
+      <p class="muted" id="answer-hint">Можно выделять **жирным**, делать списки с «- » в начале строки и вставлять ссылки.</p>
+      <textarea id="answer" maxlength="100000" aria-describedby="answer-hint" value=${text} onInput=${(e: Event) => setText((e.target as HTMLTextAreaElement).value)}></textarea>`
     }
     ${
       mode !== 'text' &&
@@ -129,7 +161,7 @@ function HandIn(props: {
         <p class="muted">До ${LIMITS.files} файлов в ответе, каждый до 10 МБ, за раз до 30 МБ. Типы: ${ACCEPTED.join(', ')}.</p>
       </div>
       <ul class="plain" id="picked">${files.map(
-        (f, i) => html`<li>${f.name} <span class="muted">${size(f.size)}</span>
+        (f, i) => html`<li><bdi>${plainName(f.name)}</bdi> <span class="muted">${size(f.size)}</span>
           <button type="button" class="link" onClick=${() => setFiles(files.filter((_, j) => j !== i))}>убрать</button></li>`,
       )}</ul>`
     }
@@ -149,7 +181,7 @@ function Versions({ versions }: { versions: NonNullable<Submission['versions']> 
           ${v.answer && html`<pre class="answer">${v.answer}</pre>`}
           ${
             v.files.length > 0 &&
-            html`<ul class="files">${v.files.map((f) => html`<li><a href=${f.url}>${f.name}</a> <span class="muted">${size(f.size)}</span></li>`)}</ul>`
+            html`<ul class="files">${v.files.map((f) => html`<li><a href=${f.url} class="file-name"><bdi>${plainName(f.name)}</bdi></a> <span class="muted">${size(f.size)}</span></li>`)}</ul>`
           }
         </li>`,
       )}

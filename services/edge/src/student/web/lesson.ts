@@ -1,7 +1,8 @@
+import { useEffect } from 'preact/hooks';
 import { useTool, words } from '../../web/client/api.ts';
 import { html } from '../../web/client/html.ts';
 import { Loading } from '../../web/client/layout.ts';
-import { api, OBJECTIVE_WORDS } from './common.ts';
+import { api, OBJECTIVE_WORDS, revealHash } from './common.ts';
 import { HomeworkBlock } from './homework.ts';
 import { courseOfLesson, type Outline } from './outline.ts';
 
@@ -9,6 +10,9 @@ import { courseOfLesson, type Outline } from './outline.ts';
 export function LessonPage({ lesson }: { lesson: string }) {
   const course = courseOfLesson(lesson);
   const { outcome } = useTool<Outline>(api, 'course_outline', { course }, lesson);
+  useEffect(() => {
+    if (outcome) revealHash();
+  }, [outcome !== null]);
   if (!outcome) return html`<${Loading} />`;
   if (!outcome.ok) return html`<h1>Урок</h1><p class="error" role="alert" id="lesson-error">${words(outcome)}</p>`;
   const found = outcome.data.chapters.flatMap((c) => c.lessons).find((l) => l.id === lesson);

@@ -1,6 +1,7 @@
 import { render } from 'preact';
 import { html } from '../../web/client/html.ts';
 import { Layout } from '../../web/client/layout.ts';
+import { AssistantsPage } from './assistants.ts';
 import { CatalogPage } from './catalog.ts';
 import { api, NAV } from './common.ts';
 import { CoursePage } from './course.ts';
@@ -20,6 +21,7 @@ function route(path: string) {
   if (path === '/catalog') return { active: 'catalog', page: html`<${CatalogPage} />` };
   if (path === '/documents') return { active: 'documents', page: html`<${DocumentsPage} />` };
   if (path === '/profile') return { active: 'profile', page: html`<${ProfilePage} />` };
+  if (path === '/profile/assistants') return { active: 'profile', page: html`<${AssistantsPage} />` };
   if (path === '/reports') return { active: 'reports', page: html`<${ReportsPage} />` };
   return { active: 'courses', page: html`<${CoursesPage} />` };
 }

@@ -27,12 +27,15 @@ export const PROFILE: Array<[string, string]> = [
 /** The profile: the canonical facts (remember, kind fact), and every other note with forget. */
 export function ProfilePage() {
   const { outcome, reload } = useTool<{ facts: Note[] }>(api, 'my_notes', {}, 'notes');
-  if (!outcome) return html`<${Loading} />`;
-  if (!outcome.ok) return html`<p class="error" role="alert">${words(outcome)}</p>`;
+  // Shown whatever my_notes answers: the assistants are the edge's, not the notes service's.
+  const assistants = html`<p><a href="/profile/assistants" id="to-assistants">Подключённые ассистенты</a> — какие ИИ-ассистенты подключены к Studium от вашего имени; там же их можно отключить.</p>`;
+  if (!outcome) return html`<${Loading} />${assistants}`;
+  if (!outcome.ok) return html`<h1>Профиль</h1><p class="error" role="alert">${words(outcome)}</p>${assistants}`;
   const facts = new Map(outcome.data.facts.map((f) => [f.key, f]));
   const others = outcome.data.facts.filter((f) => !PROFILE.some(([k]) => k === f.key));
   return html`<h1>Профиль</h1>
     <p class="muted">Это видит ваш агент на каждом занятии. Агент сам дополняет профиль по ходу уроков; здесь его можно поправить.</p>
+    ${assistants}
     <div id="profile">${PROFILE.map(
       ([key, label]) =>
         html`<${Field} key=${`${key}:${facts.get(key)?.updated_at ?? ''}`} name=${key} label=${label} note=${facts.get(key)} done=${reload} />`,

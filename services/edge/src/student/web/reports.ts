@@ -34,7 +34,7 @@ export function ReportsPage() {
     ${reports.length === 0 && html`<p id="no-reports">Репортов пока нет.</p>`}
     <div id="reports">${reports.map(
       (r) => html`<article class="card report" data-report=${r.id}>
-        <h3>№ ${r.id}${r.lesson_title ? ` · ${r.lesson_title}` : ''}</h3>
+        <h2>№ ${r.id}${r.lesson_title ? ` · ${r.lesson_title}` : ''}</h2>
         <div class="badges"><span class="badge">${STATUS_WORDS[r.status] ?? r.status}</span><span class="muted">${when(r.created_at)}</span></div>
         ${r.objective && html`<p class="muted">Цель: ${r.objective}</p>`}
         <p>${r.text}</p>

@@ -34,7 +34,10 @@ export interface Conversation {
   id: string;
   lesson: string;
   session: string | null;
+  /** The start of the first message: what the list shows when neither title is known. */
   title: string;
+  course_title: string | null;
+  lesson_title: string | null;
   updated_at: string;
 }
 

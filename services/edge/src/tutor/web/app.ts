@@ -2,11 +2,22 @@ import { render } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { Answer } from '../../chat/web/answer.ts';
 import { html } from '../../chat/web/html.ts';
+import { csrfToken } from '../../web/client/api.ts';
 import { ApiError, type Conversation, type Item, type TutorApi, tutorApi } from './api.ts';
 import { ToolCard } from './cards.ts';
 import { LessonHeader, lessonState } from './header.ts';
 
 const params = new URLSearchParams(location.search);
+
+/**
+ * How a conversation is listed: by its lesson and course (the course alone while a course's first
+ * lesson has not started), or by its first message when neither title is known.
+ */
+function conversationTitle(c: Conversation): [string, string | null] {
+  if (c.lesson_title) return [c.lesson_title, c.course_title];
+  if (c.course_title) return [c.course_title, null];
+  return [c.title, null];
+}
 
 /** Sends the browser to the sign-in page, to come back here. */
 function toSignIn(): void {
@@ -111,6 +122,8 @@ function Tutor({ api }: { api: TutorApi }) {
     } finally {
       stream.current = null;
       setLive(null);
+      // The list is by last activity, and a first start_lesson may have named the conversation's lesson.
+      void loadList();
     }
   };
 
@@ -122,26 +135,35 @@ function Tutor({ api }: { api: TutorApi }) {
     <div class="scrim" onClick=${() => setDrawer(false)}></div>
     <aside class="threads" id="threads">
       ${target && html`<button id="new-thread" class="new" onClick=${() => open(null, target)}>+ Новое занятие</button>`}
-      <ul>
-        ${list.map(
-          (c) => html`<li key=${c.id} class=${`thread-item${c.id === current ? ' active' : ''}`} data-id=${c.id}>
-            <button class="open" title=${c.title} onClick=${() => open(c.id)}>${c.title}</button>
-          </li>`,
-        )}
+      <ul aria-label="Занятия">
+        ${list.map((c) => {
+          const [name, course] = conversationTitle(c);
+          return html`<li key=${c.id} class=${`thread-item${c.id === current ? ' active' : ''}`} data-id=${c.id}>
+            <button class="open" title=${course ? `${name} — ${course}` : name} aria-current=${c.id === current ? 'true' : undefined}
+              onClick=${() => open(c.id)}>
+              <span class="conv-name">${name}</span>
+              ${course && html`<span class="conv-course">${course}</span>`}
+            </button>
+          </li>`;
+        })}
       </ul>
-      <a class="signout" href="/">Мои курсы</a>
+      <a class="home" href="/">Мои курсы</a>
+      <form method="post" action="/logout" class="signout">
+        <input type="hidden" name="csrf" value=${csrfToken()} />
+        <button type="submit" id="signout">Выйти</button>
+      </form>
     </aside>
     <main class="chat">
       <header class="topbar">
         <button id="threads-toggle" type="button" aria-controls="threads" aria-expanded=${drawer}
           onClick=${() => setDrawer(!drawer)}>☰ Занятия</button>
-        <span class="topbar-title">Репетитор</span>
+        <h1 class="topbar-title">Репетитор</h1>
       </header>
       <${LessonHeader} state=${state} />
       ${model === false && html`<div class="banner no-model" id="no-model"><strong>ИИ-модель не подключена.</strong> Репетитор пока не может вести занятия: администратор платформы подключает модель в настройках сервиса ai-chat. Заниматься можно со своим ИИ-агентом через MCP.</div>`}
       ${error && html`<div class="banner error" role="alert">${error}</div>`}
       ${noLesson && html`<div class="empty"><h2>Откройте урок</h2><p>Начните занятие со страницы курса или урока — или откройте прошлое занятие в списке.</p></div>`}
-      <div class="messages" ref=${box}>
+      <div class="messages" ref=${box} role="region" aria-label="Занятие" tabindex="0">
         ${items.length === 0 && !noLesson && html`<div class="empty"><h2>Начнём урок?</h2><p>Напишите репетитору — например, «Здравствуйте, давайте начнём».</p></div>`}
         ${items.map((it, i) =>
           it.role === 'tool'
