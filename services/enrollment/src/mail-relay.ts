@@ -48,9 +48,10 @@ export function redriveJobId(row: Pick<MailRow, 'job_id' | 'redrives'>): string 
 }
 
 /**
- * Hands pending rows of `mail_outbox` to BullMQ with their deterministic jobIds and marks them
- * enqueued in the same transaction. A crash between the add and the commit re-adds the same
- * jobIds, which BullMQ ignores; Redis being away leaves the rows pending for the next pass.
+ * Hands pending rows of `mail_outbox` to BullMQ with their deterministic jobIds and then marks them
+ * enqueued; no transaction is open while Redis is awaited (see MailOutboxRepository.relayBatch).
+ * A crash between the add and the mark re-adds the same jobIds, which BullMQ ignores; Redis being
+ * away leaves the rows pending for the next pass.
  *
  * The same passes re-drive from the database: an open delivery (no outcome reported) enqueued more
  * than `redriveAfterMs` ago whose job is no longer alive in BullMQ (failed after its attempts or
@@ -65,7 +66,7 @@ export function startMailRelay(opts: MailRelayOptions): MailRelay {
     removeOnFail: { age: opts.keepJobsS },
   };
   const add = (rows: MailRow[]) =>
-    // Should Redis vanish mid-pass, BullMQ may wait for it while the rows stay locked: give up and retry later.
+    // Should Redis vanish mid-pass, BullMQ may wait for it: give up and retry on a later pass.
     withTimeout(
       opts.queue.addBulk(
         rows.map((r) => ({

@@ -26,78 +26,80 @@ export class MailOutboxRepository {
       .execute();
   }
 
-  /** Runs `fn` on a locked batch of never-enqueued rows (SKIP LOCKED: replicas share the work) and marks them enqueued. */
+  /**
+   * Runs `fn` (the hand-over to BullMQ) on a batch of never-enqueued rows and marks them enqueued.
+   * No transaction or lock is held while `fn` waits for Redis: what keeps it correct is the
+   * deterministic job id. Two replicas that read the same rows both add them, and BullMQ keeps the
+   * first job under an id and ignores the second add; a crash between the add and the mark re-adds
+   * the same ids on the next pass. An empty pass is one select.
+   */
   async relayBatch(limit: number, fn: (rows: MailRow[]) => Promise<void>): Promise<number> {
-    return this.db.transaction().execute(async (trx) => {
-      const rows = await trx
-        .selectFrom('mail_outbox')
-        .select(['id', 'job_id', 'payload', 'redrives'])
-        .where('enqueued_at', 'is', null)
-        .orderBy('id')
-        .limit(limit)
-        .forUpdate()
-        .skipLocked()
-        .execute();
-      if (!rows.length) return 0;
-      await fn(rows);
-      await trx
-        .updateTable('mail_outbox')
-        .set({ enqueued_at: sql`now()` })
-        .where(
-          'id',
-          'in',
-          rows.map((r) => r.id),
-        )
-        .execute();
-      return rows.length;
-    });
+    const rows = await this.db
+      .selectFrom('mail_outbox')
+      .select(['id', 'job_id', 'payload', 'redrives'])
+      .where('enqueued_at', 'is', null)
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+    if (!rows.length) return 0;
+    await fn(rows);
+    await this.db
+      .updateTable('mail_outbox')
+      .set({ enqueued_at: sql`now()` })
+      .where(
+        'id',
+        'in',
+        rows.map((r) => r.id),
+      )
+      .where('enqueued_at', 'is', null)
+      .execute();
+    return rows.length;
   }
 
   /**
-   * Runs `fn` on a locked batch of open deliveries enqueued more than `olderThanMs` ago; `fn`
-   * returns the rows it enqueued again, which get one more re-drive and a fresh enqueued_at.
+   * Runs `fn` on a batch of open deliveries enqueued more than `olderThanMs` ago; `fn` returns the
+   * rows it enqueued again (each under the job id of its next re-drive), which get one more
+   * re-drive and a fresh enqueued_at; the others only move to the back of the line. As in
+   * {@link relayBatch} nothing is held while `fn` asks Redis: a replica that read the same rows
+   * adds the same next job id (ignored by BullMQ), and the count moves only from the value read
+   * (`redrives = read`), so it goes up once.
    */
   async redriveBatch(
     limit: number,
     olderThanMs: number,
     fn: (rows: MailRow[]) => Promise<MailRow[]>,
   ): Promise<{ seen: number; redriven: number }> {
-    return this.db.transaction().execute(async (trx) => {
-      const rows = await trx
-        .selectFrom('mail_outbox')
-        .select(['id', 'job_id', 'payload', 'redrives'])
-        .where('outcome', 'is', null)
-        .where('enqueued_at', '<', sql<string>`now() - make_interval(secs => ${olderThanMs / 1000})`)
-        .orderBy('enqueued_at')
-        .limit(limit)
-        .forUpdate()
-        .skipLocked()
-        .execute();
-      if (!rows.length) return { seen: 0, redriven: 0 };
-      const again = await fn(rows);
-      // Every row seen moves to the back of the line; only the re-enqueued ones count a re-drive.
-      await trx
+    const rows = await this.db
+      .selectFrom('mail_outbox')
+      .select(['id', 'job_id', 'payload', 'redrives'])
+      .where('outcome', 'is', null)
+      .where('enqueued_at', '<', sql<string>`now() - make_interval(secs => ${olderThanMs / 1000})`)
+      .orderBy('enqueued_at')
+      .limit(limit)
+      .execute();
+    if (!rows.length) return { seen: 0, redriven: 0 };
+    const again = await fn(rows);
+    const redriven = new Set(again.map((r) => r.id));
+    const moved = rows.filter((r) => !redriven.has(r.id));
+    if (moved.length) {
+      await this.db
         .updateTable('mail_outbox')
         .set({ enqueued_at: sql`now()` })
         .where(
           'id',
           'in',
-          rows.map((r) => r.id),
+          moved.map((r) => r.id),
         )
+        .where('outcome', 'is', null)
         .execute();
-      if (again.length) {
-        await trx
-          .updateTable('mail_outbox')
-          .set({ redrives: sql`redrives + 1` })
-          .where(
-            'id',
-            'in',
-            again.map((r) => r.id),
-          )
-          .execute();
-      }
-      return { seen: rows.length, redriven: again.length };
-    });
+    }
+    if (again.length) {
+      const read = rows.filter((r) => redriven.has(r.id));
+      await sql`update mail_outbox m set redrives = m.redrives + 1, enqueued_at = now()
+        from unnest(${read.map((r) => r.id)}::bigint[], ${read.map((r) => r.redrives)}::int[]) as seen(id, redrives)
+        where m.id = seen.id and m.redrives = seen.redrives`.execute(this.db);
+    }
+    return { seen: rows.length, redriven: again.length };
   }
 
   /** The state of one delivery. */
