@@ -3,15 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { AiChatConfig } from '../services/ai-chat/src/config.ts';
-import { CoursesConfig } from '../services/courses/src/config.ts';
-import { EdgeConfig } from '../services/edge/src/config.ts';
-import { EnrollmentConfig } from '../services/enrollment/src/config.ts';
-import { HomeworkConfig } from '../services/homework/src/config.ts';
-import { KnowledgeConfig } from '../services/knowledge/src/config.ts';
-import { LessonsConfig } from '../services/lessons/src/config.ts';
-import { MailerConfig } from '../services/mailer/src/config.ts';
-import { ReportingConfig } from '../services/reporting/src/config.ts';
+import { CONFIG_SCHEMAS } from './support/configs.ts';
 import { SERVER_LOGIN_RETRY_S } from './support/pgbouncer.ts';
 
 // Every manifest in k8s/ validated offline against the Kubernetes OpenAPI schemas (the
@@ -42,19 +34,6 @@ async function model(doc: Doc): Promise<new (data: unknown) => { validate(): voi
   const mod = await import(`kubernetes-models/${doc.apiVersion}/${doc.kind}`);
   return mod[doc.kind];
 }
-
-/** Each deployable's configuration schema: what its process reads from the environment. */
-const CONFIGS = {
-  edge: EdgeConfig,
-  enrollment: EnrollmentConfig,
-  courses: CoursesConfig,
-  lessons: LessonsConfig,
-  homework: HomeworkConfig,
-  knowledge: KnowledgeConfig,
-  reporting: ReportingConfig,
-  'ai-chat': AiChatConfig,
-  mailer: MailerConfig,
-};
 
 const of = (kind: string) => docs.filter((d) => d.doc.kind === kind).map((d) => d.doc);
 const podSpec = (d: Doc): Loose => (d.spec as Loose).template.spec;
@@ -210,7 +189,7 @@ describe('k8s manifests', () => {
       mailer: [...own('MAILER'), 'studium-secrets/MAIL_FROM', 'studium-secrets/SMTP_URL'],
       pgbouncer: [],
     };
-    const schemas: Record<string, { shape: Record<string, unknown> }> = CONFIGS;
+    const schemas: Record<string, { shape: Record<string, unknown> }> = CONFIG_SCHEMAS;
     for (const d of of('Deployment')) {
       const name = d.metadata.name;
       const pod = podSpec(d);

@@ -9,31 +9,12 @@ import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import type { z } from 'zod';
 import { SERVICES, serviceEnv } from '../scripts/services.ts';
-import { AiChatConfig } from '../services/ai-chat/src/config.ts';
-import { CoursesConfig } from '../services/courses/src/config.ts';
-import { EdgeConfig } from '../services/edge/src/config.ts';
-import { EnrollmentConfig } from '../services/enrollment/src/config.ts';
-import { HomeworkConfig } from '../services/homework/src/config.ts';
-import { KnowledgeConfig } from '../services/knowledge/src/config.ts';
-import { LessonsConfig } from '../services/lessons/src/config.ts';
-import { MailerConfig } from '../services/mailer/src/config.ts';
-import { ReportingConfig } from '../services/reporting/src/config.ts';
+import { CONFIG_SCHEMAS, type DeployableName } from './support/configs.ts';
 
 const root = resolve(import.meta.dirname, '..');
-type Name = (typeof SERVICES)[number]['name'];
+type Name = DeployableName;
 
-/** Each deployable's configuration schema, as its main.ts loads it. */
-const SCHEMAS: Record<Name, z.ZodObject> = {
-  edge: EdgeConfig,
-  enrollment: EnrollmentConfig,
-  courses: CoursesConfig,
-  lessons: LessonsConfig,
-  homework: HomeworkConfig,
-  knowledge: KnowledgeConfig,
-  reporting: ReportingConfig,
-  'ai-chat': AiChatConfig,
-  mailer: MailerConfig,
-};
+const SCHEMAS = CONFIG_SCHEMAS;
 
 /**
  * Variables a process reads outside its config schema, and where: the trust keys (trustFromEnv,
