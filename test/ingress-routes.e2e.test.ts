@@ -4,6 +4,7 @@ import { createTestEnv, type TestEnv } from '@studium/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { type EdgeRoute, edgeRoutes } from '../services/edge/src/app.ts';
+import { UPLOAD_BODY_LIMIT } from '../services/edge/src/mcp/routes.ts';
 import { startEdge } from './support/stack.ts';
 
 // The Ingress of k8s/edge.yaml against the route table of a real edge (buildApp, OAuth on as in
@@ -36,14 +37,28 @@ function unrouted(table: EdgeRoute[], paths: IngressPath[]): string[] {
   return urls.filter((u) => !routes(paths, sample(u)));
 }
 
-const ingress = (() => {
+type IngressDoc = {
+  kind: string;
+  metadata: { annotations?: Record<string, string> };
+  spec: { rules: Array<{ http: { paths: IngressPath[] } }> };
+};
+const ingressDoc = (() => {
   const docs = parseAllDocuments(readFileSync(resolve(import.meta.dirname, '../k8s/edge.yaml'), 'utf8')).map(
-    (d) => d.toJS() as { kind: string; spec: { rules: Array<{ http: { paths: IngressPath[] } }> } },
+    (d) => d.toJS() as IngressDoc,
   );
   const doc = docs.find((d) => d.kind === 'Ingress');
   if (!doc) throw new Error('k8s/edge.yaml has no Ingress');
-  return doc.spec.rules.flatMap((r) => r.http.paths);
+  return doc;
 })();
+const ingress = ingressDoc.spec.rules.flatMap((r) => r.http.paths);
+
+/** nginx's size syntax (client_max_body_size): bytes, or k/m/g of 1024. */
+function nginxBytes(size: string): number {
+  const m = /^(\d+)([kmg]?)$/i.exec(size.trim());
+  if (!m) throw new Error(`not an nginx size: ${size}`);
+  const unit = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[(m[2] as string).toLowerCase() as '' | 'k' | 'm' | 'g'];
+  return Number(m[1]) * unit;
+}
 
 let env: TestEnv;
 let table: EdgeRoute[];
@@ -95,6 +110,14 @@ describe('the Ingress', () => {
         `${p.pathType} ${p.path}`,
       ).toBe(true);
     }
+  });
+
+  it('lets through the largest body the edge reads (a batch a little too large gets answer_too_large, not nginx’s 413)', () => {
+    const size = ingressDoc.metadata.annotations?.['nginx.ingress.kubernetes.io/proxy-body-size'];
+    expect(size, 'proxy-body-size').toBeDefined();
+    expect(nginxBytes(size as string)).toBeGreaterThanOrEqual(UPLOAD_BODY_LIMIT);
+    // The check is real: the 48m the Ingress had cut 48–54.3 MiB uploads at nginx.
+    expect(nginxBytes('48m')).toBeLessThan(UPLOAD_BODY_LIMIT);
   });
 
   it('would fail on a route the Ingress misses', () => {
