@@ -35,10 +35,16 @@ export function csrfToken(sessionId: string): string {
   return createHmac('sha256', sessionId).update('studium-web-csrf').digest('base64url');
 }
 
-/** Constant-time comparison of a sent token with the expected one. */
+/**
+ * Constant-time comparison of a sent token with the expected one. The lengths compared are the
+ * bytes' (a sent value with non-ASCII characters has as many characters but more bytes, and
+ * timingSafeEqual throws on buffers of different lengths).
+ */
 export function tokensMatch(sent: unknown, expected: string): boolean {
-  if (typeof sent !== 'string' || sent.length !== expected.length) return false;
-  return timingSafeEqual(Buffer.from(sent), Buffer.from(expected));
+  if (typeof sent !== 'string') return false;
+  const a = Buffer.from(sent);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /** All SQL of web sessions. */
