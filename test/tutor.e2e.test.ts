@@ -306,6 +306,14 @@ describe('hostile input on the tutor routes', () => {
     expect((await tutorTurn(stack.url, null, { message: 'Привет', lesson })).status).toBe(401);
     expect((await tutorTurn(stack.url, 'not-a-token', { message: 'Привет', lesson })).status).toBe(401);
     expect((await get('/v1/tutor/conversations', null)).status).toBe(401);
+    // The caller is checked before the body is read: a stranger's body that is not even JSON is
+    // 401, not the parser's 400.
+    const stranger = await fetch(`${stack.url}/v1/tutor/stream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"message": ',
+    });
+    expect(stranger.status).toBe(401);
     // The page itself is for the signed-in: a visitor without a session goes to /login and back.
     const signedOut = await fetch(`${stack.url}/tutor?lesson=x`, { redirect: 'manual' });
     expect(signedOut.status).toBe(303);

@@ -116,9 +116,17 @@ export async function registerTutorRoutes(app: ChatHost, deps: TutorRouteDeps): 
       return c;
     };
 
-    tutor.post('/v1/tutor/stream', { bodyLimit: 64 * 1024 }, async (request, reply) => {
+    // The caller is checked before the body is read (as the chat's stream): an unauthenticated
+    // client cannot make the edge read and parse bodies.
+    const streamCallers = new WeakMap<FastifyRequest, Caller>();
+    const streamAuth = async (request: FastifyRequest, reply: FastifyReply) => {
       const who = await caller(request, reply, 'stream', true);
       if (!who) return reply;
+      streamCallers.set(request, who);
+    };
+    tutor.post('/v1/tutor/stream', { bodyLimit: 64 * 1024, onRequest: streamAuth }, async (request, reply) => {
+      const who = streamCallers.get(request);
+      if (!who) return sendChatError(reply, 401, 'invalid_token', 'Сессия закончилась или вы не вошли: войдите заново');
       const body = StreamBody.safeParse(request.body);
       if (!body.success) {
         metrics.requests.labels('stream', '422').inc();
